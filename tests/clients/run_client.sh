@@ -1,19 +1,26 @@
 #!/bin/bash
 # Runs one real-client test: a program under mpirun, then serial checks of what it wrote.
 #
-#   run_client.sh [--stats] -- <mpirun command...> [--then <check command...>]...
+#   run_client.sh [--stats] [--require <file>] -- <mpirun command...> [--then <check command...>]...
 #
 # Every argument may use @DIR@ (a fresh scratch directory under $WEFT_TEST_DIR, removed at the
 # end unless WEFT_CLIENT_KEEP=1) and @SEED@ (the data seed: $WEFT_CLIENT_SEED, or random; it is
 # printed so a failure can be repeated).  With --stats the mpirun command's output must hold a
 # line `weft-stats <path>: ...` for a file in @DIR@: the proof that weft, not the host's
-# MPI-IO, did the I/O (the caller sets WEFT_STATS=1 and the preload).
+# MPI-IO, did the I/O (the caller sets WEFT_STATS=1 and the preload).  --require fails at once,
+# with a clear message, when <file> (the preloaded libweft.so) does not exist.
 # Exit status: the first failing command's, 1 if the stats line is missing, 77 = skipped.
 set -u
 stats=0
 while [ $# -gt 0 ]; do
     case $1 in
     --stats) stats=1; shift ;;
+    --require)
+        if [ ! -e "$2" ]; then
+            echo "run_client: FAIL: $2 does not exist (build the weft target first)"
+            exit 1
+        fi
+        shift 2 ;;
     --) shift; break ;;
     *) echo "run_client: unknown option $1" >&2; exit 2 ;;
     esac
