@@ -10,6 +10,8 @@ open() (no MPI-IO at all):
      Read_at through the view.
   B  an NY x NX int array split by columns: Set_view with a subarray filetype, Write_at_all.
   C  one HDR-byte text header per rank: byte view, Iwrite_at + Wait.
+  D  DN ints per rank: Iwrite_at_all + Wait (nonblocking collective), read back with
+     Iread_at_all from the next rank's part.
 Also Get_size, Get_info, Get_view, Get_amode, and the error classes of failing calls
 (missing file, MODE_EXCL on an existing file, writing a read-only file, bad amode).
 --weft (the weft variant) holds the library to DESIGN.md: Get_info must list hints.
@@ -26,6 +28,7 @@ import client_common as cc  # noqa: E402
 NB, B = 5, 7          # region A: blocks per rank, ints per block
 NY, NX = 9, 23        # region B
 HDR = 40              # region C: bytes per rank
+DN = 13               # region D: ints per rank
 INT = 4
 
 comm = MPI.COMM_WORLD
@@ -48,6 +51,10 @@ def b_owner(j):
 
 def header(seed, r):
     return f"rank {r} of {size} seed {seed}".ljust(HDR, ".").encode()
+
+
+def d_values(seed, r):
+    return [cc.value(seed ^ 0xD00D, r, k, DN, r) for k in range(DN)]
 
 
 def expect_error(what, eclass, fn, alternatives=()):
@@ -75,7 +82,8 @@ def main():
               f"{MPI.Get_library_version().splitlines()[0]}", flush=True)
     off_b = NB * size * B * INT
     off_c = off_b + NY * NX * INT
-    total = off_c + size * HDR
+    off_d = off_c + size * HDR
+    total = off_d + size * DN * INT
 
     info = MPI.Info.Create()
     info.Set("cb_buffer_size", "1024")
@@ -119,6 +127,13 @@ def main():
     if status.Get_count(MPI.BYTE) != HDR:
         fail(f"Iwrite_at status count = {status.Get_count(MPI.BYTE)}, want {HDR}")
 
+    # ---- region D: nonblocking collective, Iwrite_at_all + Wait ----
+    mine_d = array.array("i", d_values(seed, rank))
+    req = fh.Iwrite_at_all(off_d + rank * DN * INT, [mine_d, MPI.INT])
+    req.Wait(status)
+    if status.Get_count(MPI.INT) != DN:
+        fail(f"Iwrite_at_all status count = {status.Get_count(MPI.INT)}, want {DN}")
+
     # ---- read own data back through the views ----
     fh.Sync()
     comm.Barrier()
@@ -134,6 +149,10 @@ def main():
     fh.Read_at(off_c + right * HDR, [other, MPI.BYTE])
     if bytes(other) != header(seed, right):
         fail(f"Read_at of rank {right}'s header: {bytes(other)!r}")
+    other_d = array.array("i", [0] * DN)
+    fh.Iread_at_all(off_d + right * DN * INT, [other_d, MPI.INT]).Wait()
+    if list(other_d) != d_values(seed, right):
+        fail(f"Iread_at_all of rank {right}'s region D: {list(other_d)}")
 
     if fh.Get_size() != total:
         fail(f"Get_size = {fh.Get_size()}, want {total}")
@@ -180,6 +199,12 @@ def main():
             got = raw[off_c + r * HDR: off_c + (r + 1) * HDR]
             if got != header(seed, r):
                 fail(f"region C: header of rank {r} = {got!r}")
+        ints_d = array.array("i")
+        ints_d.frombytes(raw[off_d:total])
+        for r in range(size):
+            if list(ints_d[r * DN:(r + 1) * DN]) != d_values(seed, r):
+                bad += 1
+                fail(f"region D: rank {r}'s ints = {list(ints_d[r * DN:(r + 1) * DN])}")
         if not bad:
             print(f"mpi4py_client: serial read of {total} bytes matches", flush=True)
     comm.Barrier()
