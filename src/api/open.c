@@ -1,0 +1,274 @@
+/* MPI_File_open, MPI_File_close, MPI_File_delete. */
+#include "api/api.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The standard's rules for amode (MPI-3.1 §13.2.1). */
+static int check_amode(int amode, const char **why)
+{
+    int access = (amode & MPI_MODE_RDONLY ? 1 : 0) + (amode & MPI_MODE_WRONLY ? 1 : 0) +
+                 (amode & MPI_MODE_RDWR ? 1 : 0);
+    const int known = MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR | MPI_MODE_CREATE |
+                      MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN |
+                      MPI_MODE_SEQUENTIAL | MPI_MODE_APPEND;
+    if (amode & ~known)
+        *why = "amode has bits that are no MPI_MODE_* flag";
+    else if (access != 1)
+        *why = "amode must contain exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY, MPI_MODE_RDWR";
+    else if ((amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
+        *why = "MPI_MODE_RDONLY cannot be combined with MPI_MODE_CREATE or MPI_MODE_EXCL";
+    else if ((amode & MPI_MODE_RDWR) && (amode & MPI_MODE_SEQUENTIAL))
+        *why = "MPI_MODE_RDWR cannot be combined with MPI_MODE_SEQUENTIAL";
+    else
+        return 0;
+    return WEFT_MPI_ERR(MPI_ERR_AMODE);
+}
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static void free_file(weft_file *f)
+{
+    if (!f)
+        return;
+    weft_view_release(&f->view);
+    if (f->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&f->comm);
+    free(f->shared_fp_path);
+    free(f->path);
+    free(f);
+}
+
+static char *shared_fp_path_for(const char *fs_path, uint64_t nonce)
+{
+    char *dir_copy = strdup(fs_path), *base_copy = strdup(fs_path);
+    char *path = NULL;
+    if (dir_copy && base_copy &&
+        asprintf(&path, "%s/.%s.weft-shfp.%llx", dirname(dir_copy), basename(base_copy),
+                 (unsigned long long)nonce) < 0)
+        path = NULL;
+    free(dir_copy);
+    free(base_copy);
+    return path;
+}
+
+static int open_flags(int amode)
+{
+    int flags = amode & MPI_MODE_RDONLY ? O_RDONLY : amode & MPI_MODE_WRONLY ? O_WRONLY : O_RDWR;
+    /* Never O_APPEND: Linux pwrite on an O_APPEND descriptor ignores the offset.
+     * MPI_MODE_APPEND only places the initial file pointers at the end. */
+    return flags;
+}
+
+int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+    static const char fn[] = "MPI_File_open";
+    if (!fh)
+        return weft_raise_path(filename, fn, WEFT_MPI_ERR(MPI_ERR_ARG), "fh is NULL");
+    *fh = MPI_FILE_NULL;
+    int inter = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return weft_raise_path(filename, fn, WEFT_MPI_ERR(MPI_ERR_COMM),
+                               "communicator is MPI_COMM_NULL or an intercommunicator");
+
+    int rank, nprocs;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+
+    const char *why = NULL;
+    int local = 0;
+    if (!filename || !*filename) {
+        local = WEFT_MPI_ERR(MPI_ERR_BAD_FILE);
+        why = "file name is NULL or empty";
+    } else {
+        local = check_amode(amode, &why);
+    }
+
+    weft_hints hints;
+    weft_hints_init(&hints);
+    weft_hints_apply_info(&hints, info, filename, rank == 0);
+    int passthrough = hints.value[WEFT_HINT_WEFT_PASSTHROUGH] != 0;
+
+    /* One reduction checks errors and that every rank passed the same amode, file name and
+     * passthrough choice: min of x and of -x gives min and max. */
+    uint64_t h = hash_name(filename);
+    long long mine[9] = {local, amode, -(long long)amode, (long long)(h >> 33),
+                         -(long long)(h >> 33), (long long)(h & 0x1ffffffffull),
+                         -(long long)(h & 0x1ffffffffull), passthrough, -passthrough};
+    long long all[9];
+    MPI_Allreduce(mine, all, 9, MPI_LONG_LONG, MPI_MIN, comm);
+    if (all[0] < 0) {
+        if (local < 0)
+            return weft_raise_path(filename, fn, local, "%s", why);
+        return weft_raise_path(filename, fn, (int)all[0], "invalid arguments on another rank");
+    }
+    if (all[1] != -all[2])
+        return weft_raise_path(filename, fn, WEFT_MPI_ERR(MPI_ERR_NOT_SAME),
+                               "ranks passed different amodes (this rank: 0x%x)", amode);
+    if (all[3] != -all[4] || all[5] != -all[6])
+        return weft_raise_path(filename, fn, WEFT_MPI_ERR(MPI_ERR_NOT_SAME),
+                               "ranks passed different file names");
+    if (all[7] != -all[8])
+        return weft_raise_path(filename, fn, WEFT_MPI_ERR(MPI_ERR_NOT_SAME),
+                               "weft_passthrough differs between ranks");
+
+    weft_file *f = calloc(1, sizeof *f);
+    int rc = f ? 0 : -ENOMEM;
+    if (f) {
+        f->comm = MPI_COMM_NULL;
+        f->host = MPI_FILE_NULL;
+        f->fd = -1;
+        f->shared_fp_fd = -1;
+        f->rank = rank;
+        f->nprocs = nprocs;
+        f->amode = amode;
+        f->hints = hints;
+        f->errhandler = weft_default_file_errhandler();
+        f->path = strdup(filename);
+        weft_view_init_default(&f->view);
+        if (!f->path)
+            rc = -ENOMEM;
+    }
+    if (weft_agree(comm, rc) < 0) {
+        free_file(f);
+        return weft_raise_path(filename, fn, -ENOMEM, "allocating the file object");
+    }
+
+    if (passthrough) {
+        const weft_host_api *host = weft_host();
+        int code = host ? host->File_open(comm, filename, amode, info, &f->host)
+                        : weft_raise_path(filename, fn, WEFT_MPI_ERR(MPI_ERR_UNSUPPORTED_OPERATION),
+                                          "weft_passthrough: the host MPI's MPI-IO was not found "
+                                          "(link weft before the MPI library)");
+        if (code != MPI_SUCCESS || weft_handle_register(f) == MPI_FILE_NULL) {
+            free_file(f);
+            return code != MPI_SUCCESS ? code
+                                       : weft_raise_path(filename, fn, -ENOMEM, "handle table");
+        }
+        *fh = f->handle;
+        return MPI_SUCCESS;
+    }
+
+    MPI_Comm_dup(comm, &f->comm);
+    f->fs = weft_fs_select(f->path, &f->fs_path);
+
+    /* Rank 0 creates the file (and alone honours MPI_MODE_EXCL); the others open it after. */
+    int flags = open_flags(amode);
+    uint64_t nonce = 0;
+    if (rank == 0) {
+        int create = amode & MPI_MODE_CREATE ? O_CREAT : 0;
+        int excl = amode & MPI_MODE_EXCL ? O_EXCL : 0;
+        rc = f->fs->open(f->fs_path, flags | create | excl, &f->fd);
+        nonce = ((uint64_t)getpid() << 20) ^ (uint64_t)(weft_now() * 1e9);
+    }
+    long long first[2] = {rc, (long long)nonce};
+    MPI_Bcast(first, 2, MPI_LONG_LONG, 0, f->comm);
+    rc = (int)first[0];
+    nonce = (uint64_t)first[1];
+    if (rc == 0 && rank != 0)
+        rc = f->fs->open(f->fs_path, flags, &f->fd);
+    int agreed = weft_agree(f->comm, rc);
+    if (agreed < 0) {
+        if (f->fd >= 0)
+            f->fs->close(f->fd);
+        int code = rc < 0 ? weft_raise_path(filename, fn, rc, "open")
+                          : weft_raise_path(filename, fn, agreed, "open failed on another rank");
+        free_file(f);
+        return code;
+    }
+
+    f->shared_fp_path = shared_fp_path_for(f->fs_path, nonce);
+    if (amode & MPI_MODE_APPEND) {
+        /* All ranks see the same size after the agreement above. */
+        MPI_Offset size = 0;
+        f->fs->get_size(f->fd, &size);
+        f->individual_fp = size;
+        if (rank == 0)
+            weft_shared_fp_set(f, size);
+        MPI_Barrier(f->comm);
+    }
+    f->stats.opened_at = weft_now();
+    if (weft_handle_register(f) == MPI_FILE_NULL) {
+        f->fs->close(f->fd);
+        free_file(f);
+        return weft_raise_path(filename, fn, -ENOMEM, "handle table");
+    }
+    *fh = f->handle;
+    return MPI_SUCCESS;
+}
+WEFT_ALIAS(File_open)
+
+int PMPI_File_close(MPI_File *fh)
+{
+    static const char fn[] = "MPI_File_close";
+    if (!fh)
+        return weft_raise(NULL, fn, WEFT_MPI_ERR(MPI_ERR_ARG), "fh is NULL");
+    weft_file *f = weft_handle_lookup(*fh);
+    if (!f) {
+        weft_file *owner = weft_handle_find_host(*fh);
+        if (!owner)
+            return weft_raise(NULL, fn, WEFT_MPI_ERR(MPI_ERR_FILE), "not a valid file handle");
+        f = owner; /* the host closes its own handle through us: close it once, below */
+    }
+    if (f->host != MPI_FILE_NULL) {
+        int code = weft_host()->File_close(&f->host);
+        weft_handle_release(f);
+        free_file(f);
+        *fh = MPI_FILE_NULL;
+        return code;
+    }
+
+    int rc = f->fs->close(f->fd);
+    f->fd = -1;
+    /* The agreement is also the barrier that makes delete-on-close and removing the shared
+     * pointer safe: every rank has finished with the file. */
+    int agreed = weft_agree(f->comm, rc);
+    weft_shared_fp_close(f, f->rank == 0);
+    if (f->rank == 0 && (f->amode & MPI_MODE_DELETE_ON_CLOSE)) {
+        int removed = f->fs->remove(f->fs_path);
+        if (rc == 0 && removed < 0)
+            rc = removed;
+    }
+    if (weft_stats_enabled())
+        weft_stats_report(&f->stats, f->comm, f->path);
+    int code = MPI_SUCCESS;
+    if (agreed < 0 || rc < 0)
+        code = weft_raise_agreed(f, fn, rc, agreed < 0 ? agreed : rc, "close");
+    weft_handle_release(f);
+    free_file(f);
+    *fh = MPI_FILE_NULL;
+    return code;
+}
+WEFT_ALIAS(File_close)
+
+int PMPI_File_delete(const char *filename, MPI_Info info)
+{
+    static const char fn[] = "MPI_File_delete";
+    if (!filename || !*filename)
+        return weft_raise_path("(null)", fn, WEFT_MPI_ERR(MPI_ERR_BAD_FILE),
+                               "file name is NULL or empty");
+    weft_hints hints;
+    weft_hints_init(&hints);
+    weft_hints_apply_info(&hints, info, filename, 0);
+    if (hints.value[WEFT_HINT_WEFT_PASSTHROUGH] && weft_host())
+        return weft_host()->File_delete(filename, info);
+    const char *plain;
+    const weft_fs_driver *fs = weft_fs_select(filename, &plain);
+    int rc = fs->remove(plain);
+    if (rc < 0)
+        return weft_raise_path(filename, fn, rc, "delete");
+    return MPI_SUCCESS;
+}
+WEFT_ALIAS(File_delete)

@@ -1,0 +1,109 @@
+/*
+ * The hint table: every hint weft understands, in one place.  Parsing, validation, the
+ * MPI_File_get_info output and docs/HINTS.md (checked by a test) all come from this table.
+ *
+ * Values are held as numbers (sizes, counts, booleans and enum indices) or short strings.
+ * A malformed value never fails a call (the standard makes hints advisory): it is reported
+ * once per file on stderr and the previous value stays in effect.
+ */
+#ifndef WEFT_HINTS_H
+#define WEFT_HINTS_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum {
+    WEFT_HINT_SIZE,   /* non-negative byte count; accepts k/m/g suffixes (powers of 1024) */
+    WEFT_HINT_INT,    /* integer in [min, max] */
+    WEFT_HINT_BOOL,   /* true/false (also enable/disable, 1/0, yes/no) */
+    WEFT_HINT_ENUM,   /* one of the '|'-separated choices; value is its index */
+    WEFT_HINT_STRING, /* free text up to WEFT_HINT_STRING_MAX - 1 bytes */
+} weft_hint_kind;
+
+/* X(ID, "name", KIND, "default", min, max, "choices", "doc")
+ * The doc line says what the hint does and why its default is what it is. */
+#define WEFT_HINT_TABLE(X) \
+    X(CB_BUFFER_SIZE, "cb_buffer_size", SIZE, "16777216", 4096, 1LL << 40, NULL, \
+      "Bytes each aggregator moves per two-phase cycle. 16 MiB (ROMIO's default) amortizes a " \
+      "cycle's synchronisation over enough data on fast storage while bounding memory.") \
+    X(CB_NODES, "cb_nodes", INT, "0", 0, 1 << 24, NULL, \
+      "Number of aggregators for collective I/O; 0 means one per node (the node count is " \
+      "found with MPI_Comm_split_type), ROMIO's default placement.") \
+    X(CB_CONFIG_LIST, "cb_config_list", STRING, "*:1", 0, 0, NULL, \
+      "ROMIO syntax naming aggregator hosts (\"*:N\" = N per node). Default one per node.") \
+    X(ROMIO_CB_WRITE, "romio_cb_write", ENUM, "automatic", 0, 0, "automatic|enable|disable", \
+      "Two-phase aggregation for collective writes; automatic skips it when accesses do not " \
+      "interleave and are large, where aggregation only adds a copy.") \
+    X(ROMIO_CB_READ, "romio_cb_read", ENUM, "automatic", 0, 0, "automatic|enable|disable", \
+      "Two-phase aggregation for collective reads, as romio_cb_write.") \
+    X(ROMIO_DS_WRITE, "romio_ds_write", ENUM, "automatic", 0, 0, "automatic|enable|disable", \
+      "Data sieving for noncontiguous independent writes; automatic uses it when holes are " \
+      "small enough that one read-modify-write beats many small writes.") \
+    X(ROMIO_DS_READ, "romio_ds_read", ENUM, "automatic", 0, 0, "automatic|enable|disable", \
+      "Data sieving for noncontiguous independent reads, as romio_ds_write.") \
+    X(IND_RD_BUFFER_SIZE, "ind_rd_buffer_size", SIZE, "4194304", 4096, 1LL << 40, NULL, \
+      "Sieving buffer for independent reads; 4 MiB as ROMIO: large enough to cover typical " \
+      "strided extents in one read.") \
+    X(IND_WR_BUFFER_SIZE, "ind_wr_buffer_size", SIZE, "524288", 4096, 1LL << 40, NULL, \
+      "Sieving buffer for independent writes; 512 KiB as ROMIO: a locked read-modify-write " \
+      "region should stay small so other writers wait little.") \
+    X(STRIPING_UNIT, "striping_unit", SIZE, "0", 0, 1LL << 40, NULL, \
+      "Stripe size in bytes used to align file domains; 0 = unknown (ask the fs driver).") \
+    X(STRIPING_FACTOR, "striping_factor", INT, "0", 0, 1 << 20, NULL, \
+      "Number of stripes (I/O servers) a file spans; 0 = unknown (ask the fs driver).") \
+    X(ROMIO_NO_INDEP_RW, "romio_no_indep_rw", BOOL, "false", 0, 1, NULL, \
+      "Promise that the program makes no independent accesses, so only aggregators need " \
+      "to open the file (advisory; weft opens it on every rank).") \
+    X(WEFT_PASSTHROUGH, "weft_passthrough", BOOL, "false", 0, 1, NULL, \
+      "Hand the file to the host MPI's own MPI-IO (ROMIO/OMPIO) through its PMPI_File_* " \
+      "entry points: a way to compare, and a way out. Also set by WEFT_PASSTHROUGH=1.") \
+    X(WEFT_FS, "weft_fs", ENUM, "posix", 0, 0, "posix", \
+      "File-system driver. posix works on any local or shared POSIX file system.")
+
+typedef enum {
+#define WEFT_HINT_ENUM_ID(id, ...) WEFT_HINT_##id,
+    WEFT_HINT_TABLE(WEFT_HINT_ENUM_ID)
+#undef WEFT_HINT_ENUM_ID
+    WEFT_HINT_COUNT
+} weft_hint_id;
+
+enum { WEFT_CB_AUTOMATIC = 0, WEFT_CB_ENABLE = 1, WEFT_CB_DISABLE = 2 };
+
+#define WEFT_HINT_STRING_MAX 256
+
+typedef struct weft_hint_def {
+    const char *name;
+    weft_hint_kind kind;
+    const char *default_value;
+    long long min, max;
+    const char *choices;
+    const char *doc;
+} weft_hint_def;
+
+typedef struct weft_hints {
+    long long value[WEFT_HINT_COUNT];
+    char text[WEFT_HINT_COUNT][WEFT_HINT_STRING_MAX]; /* canonical text of every value */
+} weft_hints;
+
+extern const weft_hint_def weft_hint_defs[WEFT_HINT_COUNT];
+
+/* Defaults, then the WEFT_HINTS environment variable ("key=value;key=value"). */
+void weft_hints_init(weft_hints *h);
+
+/* Parse one key/value.  Returns 0 when applied, 1 when the key is not weft's (ignored
+ * silently, as the standard asks), -1 when the value is malformed (a message goes into
+ * `why`, the old value stays). */
+int weft_hints_set(weft_hints *h, const char *key, const char *value, char *why, size_t why_size);
+
+/* Apply every key of an MPI_Info; malformed values are warned about on stderr (once per
+ * call, rank 0 only when `report` is set).  MPI_INFO_NULL is fine. */
+void weft_hints_apply_info(weft_hints *h, MPI_Info info, const char *path, int report);
+
+/* A new MPI_Info holding every hint with the value in effect. */
+int weft_hints_to_info(const weft_hints *h, MPI_Info *info);
+
+/* Write docs/HINTS.md's table (markdown) to `out`. */
+void weft_hints_write_markdown(FILE *out);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * Per-file counters behind WEFT_STATS=1: what weft moved, how, and how long it took.  At close
+ * the counters are reduced over the file's communicator and rank 0 prints one line that
+ * starts with "weft-stats <path>:" (tests and the benchmark parse it).
+ */
+#ifndef WEFT_STATS_H
+#define WEFT_STATS_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+typedef enum {
+    WEFT_STAT_WRITE_CONTIG,     /* independent, one contiguous run */
+    WEFT_STAT_WRITE_NONCONTIG,  /* independent, list I/O */
+    WEFT_STAT_WRITE_COLLECTIVE,
+    WEFT_STAT_READ_CONTIG,
+    WEFT_STAT_READ_NONCONTIG,
+    WEFT_STAT_READ_COLLECTIVE,
+    WEFT_STAT_KINDS
+} weft_stat_kind;
+
+typedef struct weft_stats {
+    uint64_t calls[WEFT_STAT_KINDS];
+    uint64_t bytes[WEFT_STAT_KINDS];
+    uint64_t syscalls;          /* pread/pwrite family calls issued */
+    double access_seconds;      /* time inside data access calls */
+    double opened_at;           /* weft_now() at open */
+} weft_stats;
+
+double weft_now(void);
+int weft_stats_enabled(void);
+
+/* Collective over comm: reduce and let rank 0 print the summary line. */
+void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path);
+
+#endif
