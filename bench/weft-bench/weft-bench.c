@@ -35,7 +35,7 @@
 
 typedef struct {
     const char *pattern, *dir, *file, *api, *label, *hints, *json_path, *mode;
-    int reps, corrupt, keep, nosync, posix_check;
+    int reps, corrupt, keep, nosync, posix_check, nohole;
     long long block, xfer, elem, count, msg;
     int segments, tile_nx, tile_ny, n3, nvars, nxb, guard, nblocks, gap;
     int ck_n, ck_iters, ck_every, iters;
@@ -75,6 +75,7 @@ static void usage(FILE *f)
 "  --json FILE            also append the JSON lines to FILE\n"
 "  --no-sync              skip MPI_File_sync / fsync after writing\n"
 "  --no-posix-check       skip the pread check of the whole file\n"
+"  --no-hole-check        do not require never-written holes to read as zero\n"
 "  --keep                 keep the file\n"
 "  --seed N               data seed (default: from the clock)\n"
 "  --corrupt-for-test     flip one byte of the file between write and read-back\n"
@@ -155,6 +156,7 @@ static void parse_args(int argc, char **argv)
         else if (!strcmp(a, "--seed")) O.seed = strtoull(NEXT(), NULL, 0);
         else if (!strcmp(a, "--no-sync")) O.nosync = 1;
         else if (!strcmp(a, "--no-posix-check")) O.posix_check = 0;
+        else if (!strcmp(a, "--no-hole-check")) O.nohole = 1;
         else if (!strcmp(a, "--keep")) O.keep = 1;
         else if (!strcmp(a, "--corrupt-for-test")) O.corrupt = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -167,6 +169,11 @@ static void parse_args(int argc, char **argv)
     if (!O.pattern) bad_usage("--pattern is required (see --help)");
     if (strcmp(O.api, "mpiio") && strcmp(O.api, "posix")) bad_usage("unknown --api '%s'", O.api);
     if (!O.label) O.label = O.api;
+    if (O.json_path && rank == 0) {
+        FILE *f = fopen(O.json_path, "a");
+        if (!f) bad_usage("cannot append to --json %s: %s", O.json_path, strerror(errno));
+        fclose(f);
+    }
     if (O.reps < 1) bad_usage("--reps must be >= 1");
 }
 
@@ -742,7 +749,7 @@ static long long posix_file_check(const char *path, pat_t *p, uint64_t seed, lon
                     bad += k;
                     databad += k;
                     i += run - 1;
-                } else if (b[i] != 0) {
+                } else if (b[i] != 0 && !O.nohole) {
                     if (!bad) *first = x;
                     if (!holebad) firsthole = x;
                     bad++;
