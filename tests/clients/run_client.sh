@@ -25,6 +25,7 @@ while [ $# -gt 0 ]; do
     *) echo "run_client: unknown option $1" >&2; exit 2 ;;
     esac
 done
+export PYTHONDONTWRITEBYTECODE=1  # keep __pycache__ out of the source tree
 base=${WEFT_TEST_DIR:-/tmp}
 dir=$(mktemp -d "$base/weft-client.XXXXXX") || exit 2
 log=$(mktemp "$base/weft-client-log.XXXXXX") || exit 2
