@@ -155,24 +155,27 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     static const char fn[] = "MPI_File_seek_shared";
     WEFT_RESOLVE(fh, f, File_seek_shared, (host_fh, offset, whence));
+    /* First every rank arrives (and the arguments are checked for sameness), so no rank's
+     * earlier shared-pointer access can see the new value; then rank 0 moves the pointer;
+     * the second agreement keeps every rank from using it before it has moved. */
+    int not_same;
+    int agreed = agree_same(f, 0, offset * 4 + whence, &not_same);
+    if (agreed == 0 && not_same)
+        return weft_raise(f, fn, WEFT_MPI_ERR(MPI_ERR_NOT_SAME),
+                          "ranks passed different offsets or whence values");
     char why[160] = "";
     int rc = 0;
-    MPI_Offset target = 0;
     if (f->rank == 0) {
-        MPI_Offset current = 0;
+        MPI_Offset current = 0, target = 0;
         rc = weft_shared_fp_get(f, &current);
         if (rc == 0)
             rc = weft_seek_target(f, current, offset, whence, &target, why, sizeof why);
         if (rc == 0)
             rc = weft_shared_fp_set(f, target);
     }
-    int not_same;
-    int agreed = agree_same(f, rc, offset * 4 + whence, &not_same);
+    agreed = weft_agree(f->comm, rc);
     if (agreed < 0)
         return weft_raise_agreed(f, fn, rc, agreed, "%s", why);
-    if (not_same)
-        return weft_raise(f, fn, WEFT_MPI_ERR(MPI_ERR_NOT_SAME),
-                          "ranks passed different offsets or whence values");
     return MPI_SUCCESS;
 }
 WEFT_ALIAS(File_seek_shared)

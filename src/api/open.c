@@ -232,20 +232,26 @@ int PMPI_File_close(MPI_File *fh)
 
     int rc = f->fs->close(f->fd);
     f->fd = -1;
-    /* The agreement is also the barrier that makes delete-on-close and removing the shared
-     * pointer safe: every rank has finished with the file. */
+    /* First agreement: every rank has finished with the file, so rank 0 may remove it (delete
+     * on close) and the shared pointer's side file; the second makes the removal visible to
+     * every rank before any returns, and reports its failure everywhere. */
     int agreed = weft_agree(f->comm, rc);
+    int removed = 0;
     weft_shared_fp_close(f, f->rank == 0);
-    if (f->rank == 0 && (f->amode & MPI_MODE_DELETE_ON_CLOSE)) {
-        int removed = f->fs->remove(f->fs_path);
-        if (rc == 0 && removed < 0)
+    if (f->rank == 0 && (f->amode & MPI_MODE_DELETE_ON_CLOSE))
+        removed = f->fs->remove(f->fs_path);
+    if (f->amode & MPI_MODE_DELETE_ON_CLOSE) {
+        int removal = weft_agree(f->comm, removed);
+        if (agreed == 0)
+            agreed = removal;
+        if (rc == 0)
             rc = removed;
     }
     if (weft_stats_enabled())
         weft_stats_report(&f->stats, f->comm, f->path);
     int code = MPI_SUCCESS;
-    if (agreed < 0 || rc < 0)
-        code = weft_raise_agreed(f, fn, rc, agreed < 0 ? agreed : rc, "close");
+    if (agreed < 0)
+        code = weft_raise_agreed(f, fn, rc, agreed, "close");
     weft_handle_release(f);
     free_file(f);
     *fh = MPI_FILE_NULL;
