@@ -42,6 +42,9 @@ int weft_agree(MPI_Comm comm, int rc);
 int weft_raise_agreed(weft_file *f, const char *fn, int local_rc, int agreed_rc,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* The message of a code weft made: 1 and fills text/length, or 0 if the code is not ours. */
+int weft_error_message(int code, char *text, int *length);
+
 MPI_Errhandler weft_default_file_errhandler(void);
 void weft_set_default_file_errhandler(MPI_Errhandler eh);
 /* Non-zero if eh is a handler that may be attached to a file. */

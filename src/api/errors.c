@@ -20,6 +20,7 @@
 
 static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
 static int codes[CLASS_SLOTS][CODES_PER_CLASS];
+static char messages[CLASS_SLOTS][CODES_PER_CLASS][MPI_MAX_ERROR_STRING];
 static int codes_made[CLASS_SLOTS];
 static int next_code[CLASS_SLOTS];
 
@@ -48,10 +49,26 @@ static int make_code(int cls, const char *message)
         memcpy(text, message, n);
         text[n] = '\0';
         MPI_Add_error_string(code, text);
+        memcpy(messages[cls][slot], text, n + 1);
         next_code[cls] = (slot + 1) % CODES_PER_CLASS;
     }
     pthread_mutex_unlock(&error_lock);
     return code;
+}
+
+int weft_error_message(int code, char *text, int *length)
+{
+    int found = 0;
+    pthread_mutex_lock(&error_lock);
+    for (int cls = 0; cls < CLASS_SLOTS && !found; cls++)
+        for (int i = 0; i < codes_made[cls] && !found; i++)
+            if (codes[cls][i] == code) {
+                *length = (int)strlen(messages[cls][i]);
+                memcpy(text, messages[cls][i], (size_t)*length + 1);
+                found = 1;
+            }
+    pthread_mutex_unlock(&error_lock);
+    return found;
 }
 
 /* ---- Error handlers -------------------------------------------------------------------- */

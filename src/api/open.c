@@ -19,13 +19,13 @@ static int check_amode(int amode, const char **why)
                       MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN |
                       MPI_MODE_SEQUENTIAL | MPI_MODE_APPEND;
     if (amode & ~known)
-        *why = "amode has bits that are no MPI_MODE_* flag";
+        *why = "invalid amode: it has bits that are no MPI_MODE_* flag";
     else if (access != 1)
-        *why = "amode must contain exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY, MPI_MODE_RDWR";
+        *why = "invalid amode: it must contain exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY, MPI_MODE_RDWR";
     else if ((amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
-        *why = "MPI_MODE_RDONLY cannot be combined with MPI_MODE_CREATE or MPI_MODE_EXCL";
+        *why = "invalid amode: MPI_MODE_RDONLY cannot be combined with MPI_MODE_CREATE or MPI_MODE_EXCL";
     else if ((amode & MPI_MODE_RDWR) && (amode & MPI_MODE_SEQUENTIAL))
-        *why = "MPI_MODE_RDWR cannot be combined with MPI_MODE_SEQUENTIAL";
+        *why = "invalid amode: MPI_MODE_RDWR cannot be combined with MPI_MODE_SEQUENTIAL";
     else
         return 0;
     return WEFT_MPI_ERR(MPI_ERR_AMODE);

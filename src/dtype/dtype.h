@@ -73,7 +73,7 @@ typedef struct weft_cursor {
 void weft_cursor_init(weft_cursor *c, const weft_dtype *t, MPI_Count count, MPI_Offset base);
 
 /* Next contiguous piece of at most `max` bytes (max <= 0: no limit).  Adjacent blocks are
- * merged, across repetitions too.  Returns 1 and fills *offset/*length, or 0 at the end. */
+ * merged, across repetitions too.  Returns 1 and fills *offset and *length, or 0 at the end. */
 int weft_cursor_next(weft_cursor *c, MPI_Offset *offset, MPI_Count *length, MPI_Count max);
 
 /* Like next, but does not advance. */
