@@ -188,7 +188,8 @@ static void check_type(MPI_Datatype type, uint64_t *rng, int iter)
     }
 
     /* Unpack, whole and in two pieces, against MPI_Unpack. */
-    if (!overlapping(t, count)) {
+    /* (MPICH 4.0's MPI_Unpack divides by zero on some types without data: skip those.) */
+    if (total > 0 && !overlapping(t, count)) {
         struct buf d1 = buf_new(&in, count, rng), d2;
         d2 = d1;
         d2.mem = malloc(d1.len);
