@@ -1,0 +1,1 @@
+"""weft's benchmark driver: `./weft bench` (see cli.py).  Standard library + matplotlib."""

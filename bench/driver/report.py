@@ -1,0 +1,231 @@
+"""results.json, results.csv, report.md and the table printed at the end of a run.
+
+Everything here works from the results dictionary alone (what results.json holds), so a
+report can be made again from a saved results.json (`./weft bench --report-from FILE`)."""
+import csv
+import html
+import json
+import os
+
+from .stats import summary_rows
+
+RED = '<span style="color:red">{}</span>'
+
+CSV_FIELDS = ["index", "case", "pattern", "dir", "fstype", "ranks", "impl", "rep", "status",
+              "verified", "write_MiBs", "read_MiBs", "write_s", "read_s", "bytes", "open_w",
+              "write", "sync", "close_w", "open_r", "read", "close_r", "wall_s", "error"]
+
+
+def write_json(results, out_dir):
+    path = os.path.join(out_dir, "results.json")
+    with open(path, "w") as f:
+        json.dump(results, f, indent=1, sort_keys=False)
+    return path
+
+
+def write_csv(results, out_dir):
+    path = os.path.join(out_dir, "results.csv")
+    fstypes = {d["path"]: d["fstype"] for d in results.get("machine", {}).get("dirs", [])}
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CSV_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in results["runs"]:
+            row = dict(r)
+            row["fstype"] = fstypes.get(r["dir"], "")
+            for k, v in (r.get("seconds") or {}).items():
+                row[k] = v
+            w.writerow(row)
+    return path
+
+
+def _num(v, digits=0):
+    if v is None:
+        return "–"
+    if v >= 100 or digits == 0:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}f}"
+
+
+def _bw(s):
+    if s["median"] is None:
+        return "–"
+    if s["n"] > 1:
+        return f"{_num(s['median'], 1)} ({_num(s['min'], 1)}–{_num(s['max'], 1)})"
+    return _num(s["median"], 1)
+
+
+def _ratio(v):
+    return "–" if v is None else f"{v:.2f}×"
+
+
+def _cell(text):
+    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+
+
+def rows_for(results):
+    return summary_rows(results["runs"], results.get("impls", {}), results.get("limits"))
+
+
+def fmt_duration(s):
+    s = int(round(s))
+    if s < 60:
+        return f"{s}s"
+    return f"{s // 60}m{s % 60:02d}s"
+
+
+def write_markdown(results, out_dir, plots=()):
+    rows = rows_for(results)
+    m = results.get("machine", {})
+    suite = results.get("suite", {})
+    L = []
+    L.append("# weft-bench report\n")
+    L.append(f"Suite **{suite.get('name', '?')}** — {len(results['runs'])} runs, "
+             f"{suite.get('reps', '?')} repetitions interleaved across implementations; "
+             f"started {results.get('started', '?')}, took {fmt_duration(results.get('elapsed_s', 0))}.\n")
+    if results.get("command"):
+        L.append(f"Command: `{results['command']}`\n")
+    if results.get("interrupted"):
+        L.append(RED.format("The run was interrupted; the results below are partial.") + "\n")
+
+    # machine
+    L.append("## Machine\n")
+    L.append("| | |\n|---|---|")
+    L.append(f"| CPU | {_cell(m.get('cpu', '?'))}, {m.get('cores', '?')} cores |")
+    L.append(f"| Memory | {m.get('memory_gib', '?')} GiB |")
+    L.append(f"| Kernel | {_cell(m.get('kernel', '?'))} |")
+    for k, v in (m.get("mpi") or {}).items():
+        L.append(f"| MPI ({k}) | {_cell(v)} |")
+    if m.get("fio"):
+        L.append(f"| fio | {_cell(m['fio'])} |")
+    for d in m.get("dirs", []):
+        size = f"{d['size'] / 2**30:.0f} GiB, {d['free'] / 2**30:.0f} GiB free" if d.get("size") else ""
+        L.append(f"| {_cell(d['path'])} | {d['fstype']} on {_cell(d['device'])} "
+                 f"(mounted at {_cell(d['mount'])}) {size} |")
+    L.append("")
+
+    # limits
+    lim = results.get("limits") or {}
+    if lim.get("fio") or lim.get("pingpong"):
+        L.append("## Limits measured in this run\n")
+        if lim.get("fio"):
+            L.append("fio, sequential 1 MiB buffered I/O, one job per rank, fsync at the end of the "
+                     "write, read right after the write (the conditions of the benchmark runs).\n")
+            L.append("| directory | jobs | write MiB/s | read MiB/s | |\n|---|---:|---:|---:|---|")
+            for key, f in lim["fio"].items():
+                err = RED.format(_cell(f["error"])) if f.get("error") else ""
+                L.append(f"| {_cell(f['dir'])} | {f['jobs']} | {_num(f.get('write_MiBs'))} | "
+                         f"{_num(f.get('read_MiBs'))} | {err} |")
+            L.append("")
+        if lim.get("pingpong"):
+            L.append("| MPI ping-pong (2 ranks) | MiB/s | |\n|---|---:|---|")
+            for flav, p in lim["pingpong"].items():
+                err = RED.format(_cell(p["error"])) if p.get("error") else ""
+                L.append(f"| {flav} | {_num(p.get('MiBs'))} | {err} |")
+            L.append("")
+
+    # implementations
+    L.append("## Implementations\n")
+    L.append("| name | what | |\n|---|---|---|")
+    for name, i in (results.get("impls") or {}).items():
+        prob = RED.format(_cell(i["problem"])) if i.get("problem") else ""
+        L.append(f"| {name} | {_cell(i.get('desc', ''))} | {prob} |")
+    L.append("")
+
+    # results
+    L.append("## Bandwidth\n")
+    L.append("MiB/s of whole calls including open, sync and close (max over ranks): median over "
+             "repetitions, (min–max) when more than one. ×host: ratio to the best host MPI-IO "
+             "(ROMIO/OMPIO) median for the same case; ×fio: ratio to the fio limit of the directory.\n")
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["dir"], r["ranks"]), []).append(r)
+    for (d, ranks), rs in groups.items():
+        L.append(f"### {d}, {ranks} ranks\n")
+        L.append("| case | impl | write MiB/s | ×host | ×fio | read MiB/s | ×host | ×fio | runs |")
+        L.append("|---|---|---:|---:|---:|---:|---:|---:|---|")
+        for r in rs:
+            runs = f"{r['ok']}/{r['runs']} ok"
+            if r["failed"]:
+                runs = RED.format(f"{r['failed']}/{r['runs']} failed")
+            L.append(f"| {_cell(r['case'])} | {r['impl']} | {_bw(r['write'])} | "
+                     f"{_ratio(r['write']['vs_best_host'])} | {_ratio(r['write']['vs_fio'])} | "
+                     f"{_bw(r['read'])} | {_ratio(r['read']['vs_best_host'])} | "
+                     f"{_ratio(r['read']['vs_fio'])} | {runs} |")
+        L.append("")
+
+    # failures
+    failed = [r for r in rows if r["failed"]]
+    L.append("## Failures\n")
+    if not failed:
+        L.append("None: every run of every implementation verified.\n")
+    else:
+        L.append("Verification failures, crashes and timeouts:\n")
+        for r in failed:
+            errs = "; ".join(r["errors"]) or "failed"
+            L.append("- " + RED.format(
+                _cell(f"{r['impl']} — {r['case']} on {r['dir']}, {r['ranks']} ranks: "
+                      f"{r['failed']}/{r['runs']} runs {'/'.join(s for s in r['statuses'] if s != 'ok')}: {errs}")))
+        L.append("")
+
+    if plots:
+        L.append("## Plots\n")
+        for p in plots:
+            L.append(f"![{os.path.basename(p)}]({os.path.basename(p)})\n")
+
+    L.append("## Notes\n")
+    L.append("- Every run writes data that depends on the file offset and a per-run seed, reads it "
+             "back through the same implementation and checks it, and checks the whole file with "
+             "pread (size, data, holes zero). A run whose check fails counts as failed.")
+    L.append("- Reads come right after the writes, so they are usually served from the page cache, "
+             "as are fio's.")
+    ncores = m.get("cores") or 0
+    if any(r["ranks"] > ncores for r in rows) and ncores:
+        L.append(f"- Some runs use more ranks than the machine's {ncores} cores: "
+                 "they check correctness, their timings mean little.")
+    path = os.path.join(out_dir, "report.md")
+    with open(path, "w") as f:
+        f.write("\n".join(L) + "\n")
+    return path
+
+
+def console_table(results, color=False):
+    """The summary table printed at the end of a run (plain text)."""
+    rows = rows_for(results)
+    head = ["case", "dir", "np", "impl", "write MiB/s", "×host", "read MiB/s", "×host", "status"]
+    table = [head]
+    red = []
+    for r in rows:
+        st = "ok" if not r["failed"] else f"FAILED {r['failed']}/{r['runs']}"
+        table.append([r["case"], r["dir"], str(r["ranks"]), r["impl"],
+                      _num(r["write"]["median"], 1), _ratio(r["write"]["vs_best_host"]),
+                      _num(r["read"]["median"], 1), _ratio(r["read"]["vs_best_host"]), st])
+        red.append(bool(r["failed"]))
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    right = {2, 4, 5, 6, 7}
+    out = []
+    for n, row in enumerate(table):
+        cells = [c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(row)]
+        line = "  ".join(cells).rstrip()
+        if color and n > 0 and red[n - 1]:
+            line = f"\033[31m{line}\033[0m"
+        out.append(line)
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def write_all(results, out_dir, make_plots=True):
+    """Writes every output; returns (report path, [plot paths], plot error or None)."""
+    write_json(results, out_dir)
+    write_csv(results, out_dir)
+    plots, err = [], None
+    if make_plots:
+        try:
+            from . import plots as plotmod
+            plots = plotmod.make_plots(results, rows_for(results), out_dir)
+        except ImportError as e:
+            err = f"no plots: matplotlib is not available ({e})"
+        except Exception as e:  # a plot must never lose the report
+            err = f"no plots: {type(e).__name__}: {e}"
+    path = write_markdown(results, out_dir, plots)
+    return path, plots, err
