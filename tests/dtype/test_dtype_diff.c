@@ -40,6 +40,8 @@ static struct buf buf_new(const struct info *in, MPI_Count count, uint64_t *rng)
     MPI_Offset lo = in->tlb + (last < 0 ? last : 0);
     MPI_Offset hi = in->tlb + in->text + (last > 0 ? last : 0);
     struct buf b;
+    if (in->size == 0) /* no data: the true bounds of an empty type are not meaningful */
+        lo = hi = 0;
     b.len = (size_t)(hi - lo) + 64;
     b.mem = malloc(b.len);
     CHECK(b.mem);
@@ -130,6 +132,12 @@ static void check_type(MPI_Datatype type, uint64_t *rng, int iter)
     MPI_Count count = 1 + (MPI_Count)test_rand_below(rng, 3);
     MPI_Count total = count * in.size;
     struct buf src = buf_new(&in, count, rng);
+    if (total == 0) { /* MPICH 4.0's MPI_Pack/MPI_Unpack divide by zero on some empty types */
+        char dummy;
+        CHECK(weft_pack(src.origin, count, t, 0, 1, &dummy) == 0);
+        free(src.mem);
+        return;
+    }
     char *ref = malloc((size_t)total + 1), *mine = malloc((size_t)total + 1);
     int pos = 0;
     CHECK_MPI(MPI_Pack(src.origin, (int)count, type, ref, (int)total + 1, &pos, MPI_COMM_SELF));
@@ -188,8 +196,7 @@ static void check_type(MPI_Datatype type, uint64_t *rng, int iter)
     }
 
     /* Unpack, whole and in two pieces, against MPI_Unpack. */
-    /* (MPICH 4.0's MPI_Unpack divides by zero on some types without data: skip those.) */
-    if (total > 0 && !overlapping(t, count)) {
+    if (!overlapping(t, count)) {
         struct buf d1 = buf_new(&in, count, rng), d2;
         d2 = d1;
         d2.mem = malloc(d1.len);
