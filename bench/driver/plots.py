@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 
 def _slug(s):
@@ -31,7 +32,7 @@ def _bandwidth_plot(d, ranks, rows, out_dir):
     cases = list(dict.fromkeys(r["case"] for r in rows))
     impls = list(dict.fromkeys(r["impl"] for r in rows))
     by = {(r["case"], r["impl"]): r for r in rows}
-    fig, axes = plt.subplots(2, 1, figsize=(max(8, 1.2 * len(cases) * max(1, len(impls)) / 3), 8),
+    fig, axes = plt.subplots(2, 1, figsize=(min(24, max(8, 0.3 * len(cases) * len(impls) + 2)), 7),
                              sharex=True)
     width = 0.8 / max(1, len(impls))
     cmap = plt.get_cmap("tab20" if len(impls) > 10 else "tab10")
@@ -53,10 +54,8 @@ def _bandwidth_plot(d, ranks, rows, out_dir):
                     failed_x.append(x)
             color = cmap(j % cmap.N)
             if xs:
-                ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=impl, color=color,
+                ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, color=color,
                        edgecolor="black", linewidth=0.3)
-            else:
-                ax.bar([], [], width, label=impl, color=color)
             for x in failed_x:
                 ax.annotate("✗", (x, 0), xycoords=("data", "axes fraction"), ha="center",
                             va="bottom", color="red", fontsize=12, fontweight="bold")
@@ -65,9 +64,12 @@ def _bandwidth_plot(d, ranks, rows, out_dir):
         ax.grid(axis="y", which="both", alpha=0.3)
     axes[1].set_xticks(range(len(cases)))
     axes[1].set_xticklabels(cases, rotation=30, ha="right")
-    axes[0].set_title(f"weft-bench: {d}, {ranks} ranks (median, min–max; red ✗ = failed runs)")
-    axes[0].legend(fontsize=8, ncol=min(4, len(impls)), loc="upper left", bbox_to_anchor=(0, -1.45))
-    fig.tight_layout()
+    handles = [Patch(facecolor=cmap(j % cmap.N), edgecolor="black", linewidth=0.3, label=impl)
+               for j, impl in enumerate(impls)]
+    fig.suptitle(f"weft-bench: {d}, {ranks} ranks (median, min–max; red ✗ = failed runs)")
+    fig.legend(handles=handles, loc="upper center", ncol=min(6, len(impls)), fontsize=8,
+               bbox_to_anchor=(0.5, 0.95))
+    fig.tight_layout(rect=(0, 0, 1, 0.91))
     path = os.path.join(out_dir, f"bandwidth_{_slug(d)}_np{ranks}.png")
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)

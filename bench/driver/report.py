@@ -159,12 +159,19 @@ def write_markdown(results, out_dir, plots=()):
     if not failed:
         L.append("None: every run of every implementation verified.\n")
     else:
-        L.append("Verification failures, crashes and timeouts:\n")
+        L.append("Verification failures, crashes and timeouts, by implementation and error:\n")
+        by = {}
         for r in failed:
             errs = "; ".join(r["errors"]) or "failed"
-            L.append("- " + RED.format(
-                _cell(f"{r['impl']} — {r['case']} on {r['dir']}, {r['ranks']} ranks: "
-                      f"{r['failed']}/{r['runs']} runs {'/'.join(s for s in r['statuses'] if s != 'ok')}: {errs}")))
+            by.setdefault((r["impl"], errs), []).append(r)
+        for (impl, errs), rs in by.items():
+            total = sum(1 for x in rows if x["impl"] == impl)
+            if len(rs) == total and total > 1:
+                L.append("- " + RED.format(_cell(f"{impl}: {errs}")) + f" — in all {total} measurements")
+                continue
+            where = ", ".join(f"{r['case']} on {r['dir']} np{r['ranks']} ({r['failed']}/{r['runs']} "
+                              f"{'/'.join(s for s in r['statuses'] if s != 'ok')})" for r in rs)
+            L.append("- " + RED.format(_cell(f"{impl}: {errs}")) + f" — in {_cell(where)}")
         L.append("")
 
     if plots:
