@@ -79,7 +79,7 @@ def main():
     path = os.path.join(d, "mpi4py_client.dat")
     if rank == 0:
         print(f"mpi4py_client: np={size} seed={seed} file={path} mpi4py {MPI.Get_version()} "
-              f"{MPI.Get_library_version().splitlines()[0]}", flush=True)
+              f"{MPI.Get_library_version().strip(chr(0)).splitlines()[0]}", flush=True)
     off_b = NB * size * B * INT
     off_c = off_b + NY * NX * INT
     off_d = off_c + size * HDR

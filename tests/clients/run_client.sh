@@ -62,7 +62,7 @@ run_step() {
         exit $rc
     fi
     if [ $step -eq 0 ] && [ $stats -eq 1 ]; then
-        if grep '^weft-stats ' "$log" | grep -qF "$dir/"; then
+        if grep -a '^weft-stats ' "$log" | grep -qF "$dir/"; then
             echo "run_client: weft-stats present: weft did the I/O"
         else
             echo "run_client: FAIL: no 'weft-stats <path>' line for a file in $dir: weft did not do the I/O"
