@@ -2,10 +2,10 @@
 # TIMEOUT, so a collective that hangs fails the test instead of the CI run.
 #
 # weft_add_mpi_test(NAME <name> TARGET <exe> NP <n>... [ARGS <arg>...] [ENV <k=v>...]
-#                   [PRELOAD] [TIMEOUT <seconds>] [LABELS <label>...])
+#                   [PRELOAD] [TIMEOUT <seconds>] [LABELS <label>...] [EXPECT <regex>])
 #   Adds one ctest per rank count, named <name>.np<n>.  PRELOAD runs the program with
 #   LD_PRELOAD=libweft.so (for programs that are not linked with weft).
-#   Exit code 77 means "skipped".
+#   Exit code 77 means "skipped".  EXPECT also requires the output to match the regex.
 
 if(WEFT_MPI_FLAVOUR STREQUAL "openmpi")
   # Oversubscription is expected (2 cores, 4 ranks); yielding keeps busy-polling ranks from
@@ -25,7 +25,7 @@ function(weft_mpiexec_preload_flags out)
 endfunction()
 
 function(weft_add_mpi_test)
-  cmake_parse_arguments(T "PRELOAD" "NAME;TARGET;TIMEOUT" "NP;ARGS;ENV;LABELS" ${ARGN})
+  cmake_parse_arguments(T "PRELOAD" "NAME;TARGET;TIMEOUT;EXPECT" "NP;ARGS;ENV;LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
@@ -34,9 +34,13 @@ function(weft_add_mpi_test)
   if(T_PRELOAD)
     weft_mpiexec_preload_flags(preload)
   endif()
+  set(expect)
+  if(T_EXPECT)
+    set(expect sh ${PROJECT_SOURCE_DIR}/tests/expect_output.sh "${T_EXPECT}")
+  endif()
   foreach(np IN LISTS T_NP)
     add_test(NAME ${T_NAME}.np${np}
-      COMMAND timeout -k 10 ${T_TIMEOUT} ${MPIEXEC_EXECUTABLE} ${WEFT_MPIEXEC_FLAGS} ${preload}
+      COMMAND ${expect} timeout -k 10 ${T_TIMEOUT} ${MPIEXEC_EXECUTABLE} ${WEFT_MPIEXEC_FLAGS} ${preload}
               -n ${np} $<TARGET_FILE:${T_TARGET}> ${T_ARGS})
     set_tests_properties(${T_NAME}.np${np} PROPERTIES
       TIMEOUT ${ctest_timeout} SKIP_RETURN_CODE 77

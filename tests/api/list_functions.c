@@ -12,6 +12,6 @@ int main(void)
 #if WEFT_HAVE_LARGE_COUNT
     WEFT_LARGE_COUNT_FUNCTIONS(PRINT_NAME)
 #endif
-    printf("MPI_Error_string\nPMPI_Error_string\n");
+    printf("MPI_Error_string\nPMPI_Error_string\nweft_public_version\n");
     return 0;
 }
