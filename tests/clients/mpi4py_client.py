@@ -86,7 +86,7 @@ def main():
     total = off_d + size * DN * INT
 
     info = MPI.Info.Create()
-    info.Set("cb_buffer_size", "1024")
+    info.Set("cb_buffer_size", "4096")
     info.Set("romio_cb_write", "enable")
     fh = MPI.File.Open(comm, path, MPI.MODE_CREATE | MPI.MODE_RDWR, info)
     info.Free()

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "cb_buffer_size", "2048");
+    MPI_Info_set(info, "cb_buffer_size", "4096"); /* weft's minimum */
 
     /* ---- define and write ---- */
     int ncid, dim_t, dim_y, dim_x, var_temp, var_rec;
