@@ -124,9 +124,9 @@ def check_space(d, cases, ranks_list, fio_bytes):
 
 
 class Progress:
-    def __init__(self, total, quiet=False, stream=sys.stderr):
-        self.total, self.quiet, self.stream = total, quiet, stream
-        self.tty = stream.isatty()
+    def __init__(self, total, quiet=False, stream=None):
+        self.total, self.quiet, self.stream = total, quiet, stream or sys.stderr
+        self.tty = self.stream.isatty()
         self.t0 = time.monotonic()
         self.durations = {}   # run key -> last wall seconds
         self.by_case = {}     # case name -> [seconds]
