@@ -420,7 +420,12 @@ static int dtype_new(MPI_Datatype dt, weft_dtype **out)
     t->top.depth = root ? root->depth + 1 : 1;
     t->tile_contiguous = root && root->kind == WEFT_NODE_BLOCK && root->u.block.len == extent;
     t->contiguous = size == extent && (size == 0 || (t->tile_contiguous && root->off == lb));
-    t->monotonic = !root || (root->monotonic && root->lo >= 0 && extent >= root->hi - root->lo);
+    /* The standard asks a filetype's typemap (one copy) for non-negative, non-decreasing
+     * displacements; whether copies tiled by the extent overlap is a separate question: HDF5's
+     * chunked collective writes build structs of resized members whose sticky lb/ub (Open MPI
+     * follows MPI's marker rules) give an extent shorter than the data, and access one copy. */
+    t->monotonic = !root || (root->monotonic && root->lo >= 0);
+    t->tiles_in_order = !root || extent >= root->hi - root->lo;
     *out = t;
     return 0;
 }
@@ -569,4 +574,5 @@ MPI_Count weft_dtype_true_lb(const weft_dtype *t) { return t->true_lb; }
 MPI_Count weft_dtype_true_extent(const weft_dtype *t) { return t->true_extent; }
 int weft_dtype_is_contiguous(const weft_dtype *t) { return t->contiguous; }
 int weft_dtype_is_monotonic(const weft_dtype *t) { return t->monotonic; }
+int weft_dtype_tiles_in_order(const weft_dtype *t) { return t->tiles_in_order; }
 size_t weft_dtype_node_count(const weft_dtype *t) { return t->nodes; }

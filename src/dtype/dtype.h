@@ -36,10 +36,14 @@ MPI_Count weft_dtype_true_extent(const weft_dtype *t);
  * (size == extent and the data of one copy is a single block): the I/O fast path. */
 int weft_dtype_is_contiguous(const weft_dtype *t);
 
-/* Non-zero when the type's blocks, in typemap order and tiled by extent, have non-negative,
+/* Non-zero when the blocks of one copy of the type, in typemap order, have non-negative,
  * monotonically non-decreasing displacements that do not overlap: what MPI requires of a
  * filetype (and of an etype) in MPI_File_set_view. */
 int weft_dtype_is_monotonic(const weft_dtype *t);
+
+/* Non-zero when copies tiled by the extent do not overlap either (each copy's data lies
+ * within lb + [0, extent) of its own tile's start). */
+int weft_dtype_tiles_in_order(const weft_dtype *t);
 
 /* Number of nodes of the compact form (tests assert regular types stay small). */
 size_t weft_dtype_node_count(const weft_dtype *t);

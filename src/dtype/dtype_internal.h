@@ -53,7 +53,8 @@ struct weft_dtype {
     MPI_Count size, lb, extent, true_lb, true_extent;
     int contiguous;          /* weft_dtype_is_contiguous */
     int tile_contiguous;     /* root is one block as long as the extent: copies touch */
-    int monotonic;
+    int monotonic;           /* weft_dtype_is_monotonic */
+    int tiles_in_order;      /* weft_dtype_tiles_in_order */
     size_t nodes;
     int refs;                /* cache references (type and its dups) */
     struct weft_arena_chunk *arena;
