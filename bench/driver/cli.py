@@ -231,6 +231,11 @@ def execute(run, timeout, state):
         tail = last_lines(r.err)
         rec.update(status="timeout", verified=False,
                    error=f"timed out after {timeout:g}s (killed)" + (f": {tail}" if tail else ""))
+    elif impl.kind == "weft" and "cannot be preloaded" in r.err:
+        # ld.so ignored libweft.so: the run measured the host's MPI-IO, not weft
+        line = next(l for l in r.err.splitlines() if "cannot be preloaded" in l)
+        rec.update(status="failed", verified=False, write_MiBs=None, read_MiBs=None,
+                   error=f"libweft.so was not loaded: {line.strip()[:300]}")
     elif data is None:
         rec.update(status="crashed", verified=False,
                    error=f"exit {r.rc}, no result: {last_lines(r.err or r.out) or 'no output'}")
