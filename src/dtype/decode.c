@@ -374,12 +374,40 @@ done:
 
 /* ---- One decoding ------------------------------------------------------------------------- */
 
-static void dtype_release(weft_dtype *t)
+void weft_dtype_release(weft_dtype *t)
 {
     if (t && __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) {
         weft_arena_free(t->arena);
         free(t);
     }
+}
+
+/* Fill a type's summary from its tree and the host's bounds (shared with serialize.c). */
+void weft_dtype_finish(weft_dtype *t, const weft_node *root, MPI_Count size, MPI_Count lb,
+                       MPI_Count extent, MPI_Count tlb, MPI_Count text)
+{
+    t->root = root;
+    t->size = size;
+    t->lb = lb;
+    t->extent = extent;
+    t->true_lb = tlb;
+    t->true_extent = text;
+    t->refs = 1;
+    t->nodes = weft_node_count(root);
+    t->top.kind = WEFT_NODE_VECTOR;
+    t->top.size = size;
+    t->top.u.vector.count = INT64_MAX;
+    t->top.u.vector.stride = extent;
+    t->top.u.vector.child = root;
+    t->top.depth = root ? root->depth + 1 : 1;
+    t->tile_contiguous = root && root->kind == WEFT_NODE_BLOCK && root->u.block.len == extent;
+    t->contiguous = size == extent && (size == 0 || (t->tile_contiguous && root->off == lb));
+    /* The standard asks a filetype's typemap (one copy) for non-negative, non-decreasing
+     * displacements; whether copies tiled by the extent overlap is a separate question: HDF5's
+     * chunked collective writes build structs of resized members whose sticky lb/ub (Open MPI
+     * follows MPI's marker rules) give an extent shorter than the data, and access one copy. */
+    t->monotonic = !root || (root->monotonic && root->lo >= 0);
+    t->tiles_in_order = !root || extent >= root->hi - root->lo;
 }
 
 static int dtype_new(MPI_Datatype dt, weft_dtype **out)
@@ -404,28 +432,7 @@ static int dtype_new(MPI_Datatype dt, weft_dtype **out)
         return b.err;
     }
     __atomic_add_fetch(&decode_count, 1, __ATOMIC_RELAXED);
-    t->root = root;
-    t->size = size;
-    t->lb = lb;
-    t->extent = extent;
-    t->true_lb = tlb;
-    t->true_extent = text;
-    t->refs = 1;
-    t->nodes = weft_node_count(root);
-    t->top.kind = WEFT_NODE_VECTOR;
-    t->top.size = size;
-    t->top.u.vector.count = INT64_MAX;
-    t->top.u.vector.stride = extent;
-    t->top.u.vector.child = root;
-    t->top.depth = root ? root->depth + 1 : 1;
-    t->tile_contiguous = root && root->kind == WEFT_NODE_BLOCK && root->u.block.len == extent;
-    t->contiguous = size == extent && (size == 0 || (t->tile_contiguous && root->off == lb));
-    /* The standard asks a filetype's typemap (one copy) for non-negative, non-decreasing
-     * displacements; whether copies tiled by the extent overlap is a separate question: HDF5's
-     * chunked collective writes build structs of resized members whose sticky lb/ub (Open MPI
-     * follows MPI's marker rules) give an extent shorter than the data, and access one copy. */
-    t->monotonic = !root || (root->monotonic && root->lo >= 0);
-    t->tiles_in_order = !root || extent >= root->hi - root->lo;
+    weft_dtype_finish(t, root, size, lb, extent, tlb, text);
     *out = t;
     return 0;
 }
@@ -453,7 +460,7 @@ static int attr_copy(MPI_Datatype old, int keyval, void *extra, void *in, void *
 
 static int attr_delete(MPI_Datatype type, int keyval, void *attr, void *extra)
 {
-    dtype_release(attr);
+    weft_dtype_release(attr);
     return MPI_SUCCESS;
 }
 
@@ -461,7 +468,7 @@ static int finalize_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     pthread_mutex_lock(&cache_lock);
     for (size_t i = 0; i < named_n; i++)
-        dtype_release(named[i].t);
+        weft_dtype_release(named[i].t);
     free(named);
     named = NULL;
     named_n = named_cap = 0;
@@ -555,7 +562,7 @@ int weft_dtype_get(MPI_Datatype type, const weft_dtype **out)
     if (rc)
         goto done;
     if (MPI_Type_set_attr(type, type_keyval, t) != MPI_SUCCESS) {
-        dtype_release(t);
+        weft_dtype_release(t);
         rc = WEFT_MPI_ERR(MPI_ERR_INTERN);
         goto done;
     }

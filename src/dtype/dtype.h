@@ -114,4 +114,12 @@ MPI_Count weft_unpack(const void *packed, MPI_Count bytes, void *buf, MPI_Count 
  * copied (less only if a cursor ends). */
 MPI_Count weft_copy(weft_cursor *dst, weft_cursor *src, MPI_Count bytes);
 
+/* ---- Shipping a layout to another process -------------------------------------------------
+ * serialize writes a self-contained description (malloc'd, caller frees) of the layout and
+ * bounds; deserialize rebuilds it (the result is the caller's: release with weft_dtype_put).
+ * Both return 0 or a negative code; malformed input gives WEFT_MPI_ERR(MPI_ERR_TYPE). */
+int weft_dtype_serialize(const weft_dtype *t, void **buffer, size_t *length);
+int weft_dtype_deserialize(const void *buffer, size_t length, const weft_dtype **out);
+void weft_dtype_put(const weft_dtype *t);
+
 #endif

@@ -60,6 +60,11 @@ struct weft_dtype {
     struct weft_arena_chunk *arena;
 };
 
+void weft_dtype_finish(weft_dtype *t, const weft_node *root, MPI_Count size, MPI_Count lb,
+                       MPI_Count extent, MPI_Count tlb, MPI_Count text);
+/* Drop one reference; the last frees the tree (decode.c). */
+void weft_dtype_release(weft_dtype *t);
+
 /* Move the cursor to the next leaf block (no merging): 1, or 0 at the end (cursor.c). */
 int weft_cursor_advance_block(weft_cursor *c);
 

@@ -128,6 +128,33 @@ static void check_flags(const weft_dtype *t, const struct info *in)
     free(p);
 }
 
+/* A serialized and rebuilt layout has the same pieces, bounds and flags. */
+static void check_serialized(const weft_dtype *t, int iter)
+{
+    void *blob;
+    size_t len;
+    CHECK(weft_dtype_serialize(t, &blob, &len) == 0, "iteration %d: serialize", iter);
+    const weft_dtype *back;
+    CHECK(weft_dtype_deserialize(blob, len, &back) == 0, "iteration %d: deserialize", iter);
+    CHECK(weft_dtype_size(back) == weft_dtype_size(t) && weft_dtype_lb(back) == weft_dtype_lb(t) &&
+          weft_dtype_extent(back) == weft_dtype_extent(t) &&
+          weft_dtype_true_lb(back) == weft_dtype_true_lb(t) &&
+          weft_dtype_true_extent(back) == weft_dtype_true_extent(t) &&
+          weft_dtype_is_monotonic(back) == weft_dtype_is_monotonic(t) &&
+          weft_dtype_is_contiguous(back) == weft_dtype_is_contiguous(t), "iteration %d: bounds", iter);
+    MPI_Offset *a, *b;
+    size_t na = pieces(t, 2, 0, &a), nb = pieces(back, 2, 0, &b);
+    CHECK(na == nb && memcmp(a, b, na * 2 * sizeof *a) == 0, "iteration %d: pieces differ after "
+          "serialization (%zu vs %zu)", iter, na, nb);
+    free(a);
+    free(b);
+    /* Truncated input is rejected, never read past. */
+    const weft_dtype *bad;
+    CHECK(weft_dtype_deserialize(blob, len - 1, &bad) != 0, "iteration %d: truncated accepted", iter);
+    weft_dtype_put(back);
+    free(blob);
+}
+
 static void check_type(MPI_Datatype type, uint64_t *rng, int iter)
 {
     const weft_dtype *t;
@@ -140,6 +167,7 @@ static void check_type(MPI_Datatype type, uint64_t *rng, int iter)
           "iteration %d: bounds differ", iter);
     CHECK(weft_dtype_node_count(t) <= 4096);
     check_flags(t, &in);
+    check_serialized(t, iter);
 
     MPI_Count count = 1 + (MPI_Count)test_rand_below(rng, 3);
     MPI_Count total = count * in.size;
