@@ -1,8 +1,8 @@
 /*
  * Transfer backends (DESIGN.md §2 layer 4): move bytes between memory and a descriptor.
  * Backends never see MPI datatypes, only (memory address, length) vectors at a file offset.
- * The synchronous backend below is what independent I/O uses; asynchronous backends (thread
- * pool, io_uring) come with the collective engine behind the same vectors.
+ * The synchronous loops below are what independent I/O uses; the asynchronous submit/wait
+ * interface further down (sync, thread pool, io_uring) is what the collective engine uses.
  */
 #ifndef WEFT_XFER_H
 #define WEFT_XFER_H
@@ -24,5 +24,80 @@ int weft_xfer_pwritev_all(int fd, const struct iovec *iov, int iovcnt, MPI_Offse
  * less than the total) or on error. */
 int weft_xfer_preadv_all(int fd, const struct iovec *iov, int iovcnt, MPI_Offset offset,
                          MPI_Count *done, unsigned long long *syscalls);
+
+/* ---------------------------------------------------------------------------------------
+ * Asynchronous transfers: one submit/wait interface over three backends (hint weft_backend).
+ *
+ *   sync     the op runs to completion inside weft_xfer_submit (weft_xfer_pwritev_all/...).
+ *   threads  one library-wide pool (WEFT_XFER_THREADS workers, default 2) runs the same
+ *            functions; ops complete in any order. Workers make no MPI calls.
+ *   uring    one library-wide io_uring (liburing), guarded by a mutex; completions are
+ *            reaped by weft_xfer_wait/test/submit. Falls back to threads (one notice on
+ *            stderr) when liburing is not built in or the kernel refuses the ring.
+ *
+ * Every backend gives exactly the semantics of weft_xfer_pwritev_all/preadv_all: the whole
+ * transfer or an error, short transfers and EINTR/EAGAIN retried, at most
+ * WEFT_XFER_MAX_PER_CALL bytes and IOV_MAX entries per system call / request, reads stop
+ * short only at end of file.
+ *
+ * Usage:   weft_xfer_op op = {.fd = fd, .write = 1, .offset = off, .iov = iov, .iovcnt = n};
+ *          rc = weft_xfer_submit(b, &op);      (if rc < 0 the op was not started)
+ *          ... communicate ...
+ *          rc = weft_xfer_wait(b, &op);        (op.done, op.rc valid)
+ * Between submit and the wait (or a test that reported completion) the op, its iov array
+ * and the buffers belong to the backend: do not touch, move or free them. Every submitted
+ * op must be waited (or tested to completion) on the backend it was submitted to, and may
+ * then be submitted again. Any thread may submit/wait; one op is waited by one thread.
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum { WEFT_XFER_SYNC = 0, WEFT_XFER_THREADS = 1, WEFT_XFER_URING = 2 } weft_xfer_kind;
+
+typedef struct weft_xfer_op {
+    /* set by the caller before submit */
+    int fd;
+    int write;                 /* 1 write, 0 read */
+    MPI_Offset offset;
+    const struct iovec *iov;   /* kept alive, unchanged, by the caller until completion */
+    int iovcnt;
+    /* results, valid after completion */
+    MPI_Count done;            /* bytes moved; reads: less than the total only at EOF */
+    int rc;                    /* 0 or -errno (first error in file order) */
+    unsigned long long syscalls; /* system calls (sync/threads) or io_uring requests (uring) */
+    /* backend-private: set up by submit, never touched by the caller */
+    struct {
+        struct weft_xfer_op *next;
+        int state;             /* 0 idle, 1 in flight, 2 complete */
+        void *mem;             /* uring: per-op slices and iovec windows (one allocation) */
+        int pending;           /* uring: slices not yet finished */
+    } priv;
+} weft_xfer_op;
+
+typedef struct weft_xfer_backend weft_xfer_backend;
+
+/* The backend of that kind: a process-wide singleton created on first use (thread safe).
+ * *actual (may be NULL) tells which kind you got (uring may fall back to threads).
+ * Returns 0, or -errno when even the fallback cannot start (e.g. pthread_create failed). */
+int weft_xfer_backend_get(weft_xfer_kind kind, weft_xfer_backend **b, weft_xfer_kind *actual);
+
+/* Start an op. 0, or -errno (-EINVAL bad op, -ENOMEM): then the op was not started and
+ * must not be waited. A zero-byte op completes at once. */
+int weft_xfer_submit(weft_xfer_backend *b, weft_xfer_op *op);
+
+/* Block (no busy spin) until the op is complete; returns op->rc. */
+int weft_xfer_wait(weft_xfer_backend *b, weft_xfer_op *op);
+
+/* Never blocks on I/O. *complete = 1 when the op is done (then returns op->rc; the op
+ * counts as waited), else *complete = 0 and returns 0. */
+int weft_xfer_test(weft_xfer_backend *b, weft_xfer_op *op, int *complete);
+
+/* "sync", "threads", "uring" */
+const char *weft_xfer_kind_name(weft_xfer_kind k);
+/* Parse a weft_backend hint value ("sync", "threads", "uring"). 0 or -EINVAL. */
+int weft_xfer_kind_parse(const char *s, weft_xfer_kind *k);
+
+/* Tests only: lower the per-call byte limit and entry limit (0 restores the defaults,
+ * WEFT_XFER_MAX_PER_CALL and IOV_MAX; max_iov is clamped to IOV_MAX). Call only while no
+ * transfer of any backend is in flight. */
+void weft_xfer_set_test_limits(MPI_Count max_per_call, int max_iov);
 
 #endif
