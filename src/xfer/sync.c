@@ -1,17 +1,23 @@
 /* Synchronous transfer: pwritev/preadv loops that never stop short except at end of file. */
-#include "xfer/xfer.h"
+#include "xfer/internal.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <unistd.h>
 
-#ifndef IOV_MAX
-#define IOV_MAX 1024
-#endif
+MPI_Count weft_xfer_max_bytes_ = WEFT_XFER_MAX_PER_CALL;
+int weft_xfer_max_iov_ = IOV_MAX;
+
+void weft_xfer_set_test_limits(MPI_Count max_per_call, int max_iov)
+{
+    weft_xfer_max_bytes_ = max_per_call > 0 && max_per_call < WEFT_XFER_MAX_PER_CALL
+                               ? max_per_call
+                               : WEFT_XFER_MAX_PER_CALL;
+    weft_xfer_max_iov_ = max_iov > 0 && max_iov < IOV_MAX ? max_iov : IOV_MAX;
+}
 
 /* Build, in `window`, the slice of (iov, iovcnt) that starts `skip` bytes in and holds at most
- * WEFT_XFER_MAX_PER_CALL bytes and IOV_MAX entries.  Returns the entry count; *bytes gets the
- * slice's size. */
+ * WEFT_XFER_MAX_PER_CALL bytes and IOV_MAX entries (or the lower test limits).  Returns the
+ * entry count; *bytes gets the slice's size. */
 static int slice(const struct iovec *iov, int iovcnt, MPI_Count skip, struct iovec *window,
                  MPI_Count *bytes)
 {
@@ -22,10 +28,12 @@ static int slice(const struct iovec *iov, int iovcnt, MPI_Count skip, struct iov
     }
     int n = 0;
     MPI_Count total = 0;
-    for (; i < iovcnt && n < IOV_MAX && total < WEFT_XFER_MAX_PER_CALL; i++) {
+    const MPI_Count max_bytes = weft_xfer_max_bytes_;
+    const int max_iov = weft_xfer_max_iov_;
+    for (; i < iovcnt && n < max_iov && total < max_bytes; i++) {
         MPI_Count len = (MPI_Count)iov[i].iov_len - skip;
-        if (len > WEFT_XFER_MAX_PER_CALL - total)
-            len = WEFT_XFER_MAX_PER_CALL - total;
+        if (len > max_bytes - total)
+            len = max_bytes - total;
         if (len == 0) {
             skip = 0;
             continue;
@@ -82,4 +90,14 @@ int weft_xfer_preadv_all(int fd, const struct iovec *iov, int iovcnt, MPI_Offset
                          MPI_Count *done, unsigned long long *syscalls)
 {
     return transfer(0, fd, iov, iovcnt, offset, done, syscalls);
+}
+
+void weft_xfer_run_(weft_xfer_op *op)
+{
+    unsigned long long calls = 0;
+    MPI_Count done = 0;
+    int rc = transfer(op->write ? 1 : 0, op->fd, op->iov, op->iovcnt, op->offset, &done, &calls);
+    op->done = done;
+    op->rc = rc;
+    op->syscalls = calls;
 }

@@ -44,7 +44,8 @@ int weft_xfer_preadv_all(int fd, const struct iovec *iov, int iovcnt, MPI_Offset
  *          rc = weft_xfer_submit(b, &op);      (if rc < 0 the op was not started)
  *          ... communicate ...
  *          rc = weft_xfer_wait(b, &op);        (op.done, op.rc valid)
- * Between submit and the wait (or a test that reported completion) the op, its iov array
+ * The op must start zeroed (a designated initializer as above does it); after completion it
+ * may be resubmitted with new fields. Between submit and the wait (or a test that reported completion) the op, its iov array
  * and the buffers belong to the backend: do not touch, move or free them. Every submitted
  * op must be waited (or tested to completion) on the backend it was submitted to, and may
  * then be submitted again. Any thread may submit/wait; one op is waited by one thread.
@@ -66,7 +67,8 @@ typedef struct weft_xfer_op {
     /* backend-private: set up by submit, never touched by the caller */
     struct {
         struct weft_xfer_op *next;
-        int state;             /* 0 idle, 1 in flight, 2 complete */
+        int phase;             /* caller side: 0 idle, 1 submitted, 2 finished */
+        int state;             /* backend side, under the backend's lock */
         void *mem;             /* uring: per-op slices and iovec windows (one allocation) */
         int pending;           /* uring: slices not yet finished */
     } priv;
