@@ -34,10 +34,6 @@ int weft_raise(weft_file *f, const char *fn, int rc, const char *fmt, ...)
 int weft_raise_path(const char *path, const char *fn, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Every rank contributes its local result; returns the most severe (the minimum), so all
- * ranks of `comm` leave a collective phase agreeing whether it failed. */
-int weft_agree(MPI_Comm comm, int rc);
-
 /* Collective calls: when another rank failed and this one did not, report that. */
 int weft_raise_agreed(weft_file *f, const char *fn, int local_rc, int agreed_rc,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -197,13 +197,6 @@ int weft_raise_path(const char *path, const char *fn, int rc, const char *fmt, .
     return code;
 }
 
-int weft_agree(MPI_Comm comm, int rc)
-{
-    int agreed = rc;
-    MPI_Allreduce(&rc, &agreed, 1, MPI_INT, MPI_MIN, comm);
-    return agreed;
-}
-
 int weft_raise_agreed(weft_file *f, const char *fn, int local_rc, int agreed_rc,
                       const char *fmt, ...)
 {

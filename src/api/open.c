@@ -47,6 +47,8 @@ static void free_file(weft_file *f)
     if (f->comm != MPI_COMM_NULL)
         MPI_Comm_free(&f->comm);
     free(f->shared_fp_path);
+    free(f->node_of_rank);
+    free(f->cycle_buffer);
     free(f->path);
     free(f);
 }

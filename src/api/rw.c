@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "access/access.h"
+#include "coll/coll.h"
 
 typedef enum { AT_OFFSET, AT_INDIVIDUAL, AT_SHARED, AT_ORDERED } position_kind;
 
@@ -153,15 +154,25 @@ static int run_access(weft_file *f, const access_call *c, MPI_Status *status)
     double began = weft_now();
     MPI_Count done = 0;
     MPI_Offset failed_at = -1;
-    if (rc == 0 && bytes > 0) {
-        weft_access a = {
-            .write = c->write,
-            .view_position = start * f->view.etype_size,
-            .buf = (void *)(uintptr_t)c->buf,
-            .count = c->count,
-            .memtype = memtype,
-            .bytes = bytes,
-        };
+    int agreed = 0; /* collective: the engine's agreement on the outcome */
+    weft_access a = {
+        .write = c->write,
+        .view_position = start * f->view.etype_size,
+        .buf = (void *)(uintptr_t)c->buf,
+        .count = c->count,
+        .memtype = memtype,
+        .bytes = bytes,
+    };
+    if (c->collective) {
+        /* Every rank enters the engine, even with nothing to move or a failed claim: it is
+         * where the ranks agree. */
+        if (rc < 0)
+            a.bytes = 0;
+        rc = weft_coll_access(f, &a, &done, rc, &agreed);
+        if (rc < 0 && !*why)
+            snprintf(why, sizeof why, "%s %lld bytes (collective)", c->write ? "writing" : "reading",
+                     (long long)bytes);
+    } else if (rc == 0 && bytes > 0) {
         rc = weft_access_independent(f, &a, &done, &failed_at);
         if (rc < 0)
             snprintf(why, sizeof why, "%s %lld bytes at file offset %lld",
@@ -180,13 +191,10 @@ static int run_access(weft_file *f, const access_call *c, MPI_Status *status)
         f->individual_fp = start + done / f->view.etype_size;
     set_status(status, done);
 
-    if (c->collective) {
-        int agreed = weft_agree(f->comm, rc);
-        if (agreed < 0)
-            return weft_raise_agreed(f, c->fn, rc, agreed, "%s", why);
-    } else if (rc < 0) {
+    if (c->collective && agreed < 0)
+        return weft_raise_agreed(f, c->fn, rc, agreed, "%s", why);
+    if (rc < 0)
         return weft_raise(f, c->fn, rc, "%s", why);
-    }
     return MPI_SUCCESS;
 }
 

@@ -31,3 +31,10 @@ int weft_err_class(int rc)
     default: return MPI_ERR_IO;
     }
 }
+
+int weft_agree(MPI_Comm comm, int rc)
+{
+    int agreed = rc;
+    MPI_Allreduce(&rc, &agreed, 1, MPI_INT, MPI_MIN, comm);
+    return agreed;
+}

@@ -16,4 +16,11 @@ static inline int weft_err_is_mpi_class(int rc) { return rc <= -WEFT_ERR_CLASS_B
 /* MPI error class for an internal code (rc < 0); MPI_SUCCESS for rc >= 0. */
 int weft_err_class(int rc);
 
+/* Every rank of `comm` contributes its local result (0 or a negative code); returns the most
+ * severe (the minimum), so all ranks leave a collective phase agreeing whether it failed. */
+
+
+#include <mpi.h>
+int weft_agree(MPI_Comm comm, int rc);
+
 #endif

@@ -56,6 +56,11 @@ static void choice_text(const char *choices, long long index, char *out, size_t 
     snprintf(out, size, "%.*s", (int)n, p);
 }
 
+void weft_hint_choice_text(int id, long long index, char *out, size_t size)
+{
+    choice_text(weft_hint_defs[id].choices, index, out, size);
+}
+
 static int parse_bool(const char *s, long long *out)
 {
     static const char *truths[] = {"true", "enable", "enabled", "yes", "1", "on"};

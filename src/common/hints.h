@@ -24,9 +24,10 @@ typedef enum {
 /* X(ID, "name", KIND, "default", min, max, "choices", "doc")
  * The doc line says what the hint does and why its default is what it is. */
 #define WEFT_HINT_TABLE(X) \
-    X(CB_BUFFER_SIZE, "cb_buffer_size", SIZE, "16777216", 4096, 1LL << 40, NULL, \
+    X(CB_BUFFER_SIZE, "cb_buffer_size", SIZE, "16777216", 4096, 1LL << 30, NULL, \
       "Bytes each aggregator moves per two-phase cycle. 16 MiB (ROMIO's default) amortizes a " \
-      "cycle's synchronisation over enough data on fast storage while bounding memory.") \
+      "cycle's synchronisation over enough data on fast storage while bounding memory; at " \
+      "most 1 GiB, so one message of a cycle stays within MPI's int counts.") \
     X(CB_NODES, "cb_nodes", INT, "0", 0, 1 << 24, NULL, \
       "Number of aggregators for collective I/O; 0 means one per node (the node count is " \
       "found with MPI_Comm_split_type), ROMIO's default placement.") \
@@ -58,6 +59,11 @@ typedef enum {
     X(WEFT_PASSTHROUGH, "weft_passthrough", BOOL, "false", 0, 1, NULL, \
       "Hand the file to the host MPI's own MPI-IO (ROMIO/OMPIO) through its PMPI_File_* " \
       "entry points: a way to compare, and a way out. Also set by WEFT_PASSTHROUGH=1.") \
+    X(WEFT_PARTITION, "weft_partition", ENUM, "even", 0, 0, \
+      "even|even-aligned|static-cyclic|group-cyclic", \
+      "How collective I/O splits the accessed range into aggregator file domains (seed 000 " \
+      "§2.2.2): even is ROMIO's; the aligned and cyclic ones keep stripes whole for striped " \
+      "file systems (striping_unit, striping_factor).") \
     X(WEFT_FS, "weft_fs", ENUM, "posix", 0, 0, "posix", \
       "File-system driver. posix works on any local or shared POSIX file system.")
 
@@ -102,6 +108,9 @@ void weft_hints_apply_info(weft_hints *h, MPI_Info info, const char *path, int r
 
 /* A new MPI_Info holding every hint with the value in effect. */
 int weft_hints_to_info(const weft_hints *h, MPI_Info *info);
+
+/* The name of choice `index` of enum hint `id` (e.g. weft_partition 2 -> "static-cyclic"). */
+void weft_hint_choice_text(int id, long long index, char *out, size_t size);
 
 /* Write docs/HINTS.md's table (markdown) to `out`. */
 void weft_hints_write_markdown(FILE *out);

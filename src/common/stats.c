@@ -1,5 +1,7 @@
 #include "common/stats.h"
 
+#include "common/hints.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +20,33 @@ int weft_stats_enabled(void)
     return s && *s && strcmp(s, "0") != 0;
 }
 
+static const char *partition_name(int index)
+{
+    static char name[WEFT_HINT_STRING_MAX];
+    weft_hint_choice_text(WEFT_HINT_WEFT_PARTITION, index, name, sizeof name);
+    return name;
+}
+
 void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
 {
-    enum { N = 2 * WEFT_STAT_KINDS + 1 };
+    enum { N = 2 * WEFT_STAT_KINDS + 3 };
     uint64_t local[N], total[N];
     for (int k = 0; k < WEFT_STAT_KINDS; k++) {
         local[k] = s->calls[k];
         local[WEFT_STAT_KINDS + k] = s->bytes[k];
     }
-    local[N - 1] = s->syscalls;
-    double times[2] = {s->access_seconds, weft_now() - s->opened_at}, max_times[2];
+    local[N - 3] = s->syscalls;
+    local[N - 2] = s->collective_aggregated;
+    local[N - 1] = s->collective_independent;
+    double times[5] = {s->access_seconds, weft_now() - s->opened_at, s->plan_seconds,
+                       s->shuffle_seconds, s->file_seconds}, max_times[5];
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Reduce(local, total, N, MPI_UINT64_T, MPI_SUM, 0, comm);
-    MPI_Reduce(times, max_times, 2, MPI_DOUBLE, MPI_MAX, 0, comm);
+    MPI_Reduce(times, max_times, 5, MPI_DOUBLE, MPI_MAX, 0, comm);
+    int aggregators = s->aggregators, max_aggregators = 0;
+    MPI_Reduce(&aggregators, &max_aggregators, 1, MPI_INT, MPI_MAX, 0, comm);
     if (rank != 0)
         return;
     const uint64_t *calls = total, *bytes = total + WEFT_STAT_KINDS;
@@ -44,7 +58,9 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
     printf("weft-stats %s: ranks=%d written=%llu read=%llu "
            "write_calls{contig=%llu,noncontig=%llu,collective=%llu} "
            "read_calls{contig=%llu,noncontig=%llu,collective=%llu} syscalls=%llu "
-           "open_seconds=%.6f access_seconds=%.6f bandwidth_MBps=%.1f\n",
+           "open_seconds=%.6f access_seconds=%.6f bandwidth_MBps=%.1f "
+           "collective{aggregated=%llu,independent=%llu,aggregators=%d,partition=%s} "
+           "phases{plan=%.6f,shuffle=%.6f,file=%.6f}\n",
            path, size, (unsigned long long)written, (unsigned long long)read,
            (unsigned long long)calls[WEFT_STAT_WRITE_CONTIG],
            (unsigned long long)calls[WEFT_STAT_WRITE_NONCONTIG],
@@ -52,7 +68,9 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            (unsigned long long)calls[WEFT_STAT_READ_CONTIG],
            (unsigned long long)calls[WEFT_STAT_READ_NONCONTIG],
            (unsigned long long)calls[WEFT_STAT_READ_COLLECTIVE],
-           (unsigned long long)total[N - 1], max_times[1], max_times[0],
-           (double)(written + read) / access / 1e6);
+           (unsigned long long)total[N - 3], max_times[1], max_times[0],
+           (double)(written + read) / access / 1e6, (unsigned long long)total[N - 2],
+           (unsigned long long)total[N - 1], max_aggregators, partition_name(s->partition),
+           max_times[2], max_times[3], max_times[4]);
     fflush(stdout);
 }

@@ -24,6 +24,14 @@ typedef struct weft_stats {
     uint64_t bytes[WEFT_STAT_KINDS];
     uint64_t syscalls;          /* pread/pwrite family calls issued */
     double access_seconds;      /* time inside data access calls */
+    /* collective engine */
+    double plan_seconds;        /* allgather, plan, view exchange */
+    double shuffle_seconds;     /* moving data between ranks and aggregators */
+    double file_seconds;        /* aggregators' file access */
+    uint64_t collective_aggregated;  /* collective calls that went through aggregation */
+    uint64_t collective_independent; /* ... that went straight to the file (automatic, hints) */
+    int aggregators;            /* in the last aggregated call */
+    int partition;              /* weft_partition of the last aggregated call (hint index) */
     double opened_at;           /* weft_now() at open */
 } weft_stats;
 

@@ -42,6 +42,10 @@ typedef struct weft_file {
     char *shared_fp_path;
     int atomic;
     MPI_Errhandler errhandler;
+    int *node_of_rank;            /* collective engine: node index per rank (NULL until used) */
+    int nnodes;
+    void *cycle_buffer;           /* collective engine: the aggregator's buffer, kept */
+    MPI_Offset cycle_buffer_size;
     int split_active;             /* a split collective is in progress */
     MPI_Status split_status;
     int split_rc;
@@ -58,6 +62,8 @@ MPI_Offset weft_view_byte_offset(const weft_view *v, MPI_Count position);
 
 /* View position (bytes of data) of the first view byte at or after file byte `offset`. */
 MPI_Count weft_view_position_at(const weft_view *v, MPI_Offset offset);
+/* The same for any view given as (filetype layout, displacement), e.g. another rank's. */
+MPI_Count weft_layout_position_at(const weft_dtype *filetype, MPI_Offset disp, MPI_Offset offset);
 
 /* Shared file pointer, in etypes (file/shared_fp.c): a counter in a small side file next to
  * the data file, updated under an fcntl byte-range lock, so it works across processes

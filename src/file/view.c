@@ -47,12 +47,17 @@ MPI_Offset weft_view_byte_offset(const weft_view *v, MPI_Count position)
     return offset;
 }
 
-MPI_Count weft_view_position_at(const weft_view *v, MPI_Offset offset)
+MPI_Count weft_layout_position_at(const weft_dtype *filetype, MPI_Offset disp, MPI_Offset offset)
 {
-    if (offset <= v->disp)
+    if (offset <= disp)
         return 0;
     weft_cursor c;
-    weft_cursor_init(&c, v->filetype_t, -1, v->disp);
-    weft_cursor_seek_extent(&c, offset - v->disp);
+    weft_cursor_init(&c, filetype, -1, disp);
+    weft_cursor_seek_extent(&c, offset - disp);
     return weft_cursor_tell(&c);
+}
+
+MPI_Count weft_view_position_at(const weft_view *v, MPI_Offset offset)
+{
+    return weft_layout_position_at(v->filetype_t, v->disp, offset);
 }

@@ -7,7 +7,7 @@
  * a different random memory layout and compares with MPI_Pack/MPI_Unpack of what it wrote,
  * holes of the read buffer included.
  *
- * Usage: api_differential [cases]   (seed: WEFT_TEST_SEED)
+ * Usage: api_differential [cases [scale]]   (seed: WEFT_TEST_SEED)
  */
 #include <fcntl.h>
 
@@ -38,6 +38,7 @@ typedef struct rank_case {
 } rank_case;
 
 static int rank, nprocs;
+static int scale = 1; /* multiplies block and access sizes (bigger cases: many cycles) */
 static long long bytes_checked; /* file bytes compared by rank 0, reported at the end */
 
 static MPI_Datatype etype_for(int esize)
@@ -53,7 +54,7 @@ static void make_tile(uint64_t *rng, int esize, int r, layout *mine)
     MPI_Aint pos = (MPI_Aint)test_rand_below(rng, 3) * esize;
     memset(mine, 0, sizeof *mine);
     for (int k = 0; k < nblocks; k++) {
-        MPI_Aint len = (1 + (MPI_Aint)test_rand_below(rng, 6)) * esize;
+        MPI_Aint len = (1 + (MPI_Aint)test_rand_below(rng, 6)) * esize * scale;
         if (k % nprocs == r && mine->nblocks < MAX_BLOCKS) {
             mine->offset[mine->nblocks] = pos;
             mine->length[mine->nblocks] = len;
@@ -70,7 +71,7 @@ static void make_columns(uint64_t *rng, int esize, int r, layout *mine, int *row
                          int *c0, int *nc)
 {
     *rows = 1 + (int)test_rand_below(rng, 6);
-    int width = 1 + (int)test_rand_below(rng, 3);
+    int width = (1 + (int)test_rand_below(rng, 3)) * scale;
     *cols = width * nprocs;
     *c0 = r * width;
     *nc = width;
@@ -188,7 +189,7 @@ static void make_case(uint64_t seed, int index, int r, rank_case *c)
     MPI_Type_size_x(c->memtype, &msize);
     MPI_Type_size_x(c->readtype, &rsize);
     /* Same data size written and read back: pick counts so both cover `bytes`. */
-    int units = 1 + (int)test_rand_below(&mine, 10);
+    int units = (1 + (int)test_rand_below(&mine, 10)) * scale;
     c->count = units * (int)(rsize / (msize < rsize ? 1 : 1)) ; /* refined below */
     MPI_Count l = msize, m = rsize; /* least common multiple of the two sizes */
     while (m) { MPI_Count t = l % m; l = m; m = t; }
@@ -327,7 +328,11 @@ static void run_case(uint64_t seed, int index, MPI_File weft_fh, MPI_File host_f
     pos = 0;
     MPI_Unpack(packed, (int)c.bytes, &pos, ebuf, c.read_count, c.readtype, MPI_COMM_SELF);
     MPI_Status st;
-    CHECK_MPI(MPI_File_read_at(weft_fh, c.offset, rbuf, c.read_count, c.readtype, &st));
+    /* Read back collectively in odd cases (through the aggregators), independently otherwise. */
+    if (index % 2)
+        CHECK_MPI(MPI_File_read_at_all(weft_fh, c.offset, rbuf, c.read_count, c.readtype, &st));
+    else
+        CHECK_MPI(MPI_File_read_at(weft_fh, c.offset, rbuf, c.read_count, c.readtype, &st));
     MPI_Count got = -1;
     MPI_Get_elements_x(&st, MPI_BYTE, &got);
     CHECK(got == c.bytes, "case %d: read %lld bytes, wrote %lld", index, (long long)got, (long long)c.bytes);
@@ -346,6 +351,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     int cases = argc > 1 ? atoi(argv[1]) : 200;
+    scale = argc > 2 ? atoi(argv[2]) : 1;
     uint64_t seed = test_seed(20261123, "differential");
     char weft_path[512], host_path[600];
     test_path(weft_path, sizeof weft_path, "diff-weft");
