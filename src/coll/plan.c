@@ -152,7 +152,7 @@ static MPI_Offset aggregator_cycles(const weft_plan *p, int a)
     return ceil_div(nb, p->cycle_bytes / p->unit);
 }
 
-int weft_plan_build(const weft_plan_input *in, weft_plan *plan)
+static int plan_build(const weft_plan_input *in, weft_plan *plan)
 {
     if (!plan)
         return PLAN_ERR_ARG;
@@ -310,17 +310,23 @@ int weft_plan_build(const weft_plan_input *in, weft_plan *plan)
     MPI_Offset maxc = 0;
     for (int a = 0; a < A; a++)
         maxc = max_off(maxc, aggregator_cycles(plan, a));
-    if (maxc > INT_MAX) {
-        weft_plan_free(plan);
+    if (maxc > INT_MAX)
         return PLAN_ERR_ARG;
-    }
     plan->ncycles = (int)maxc;
     /* The window count must fit an int too (a tiny stripe unit with a huge buffer). */
-    if (!is_contiguous(kind) && weft_plan_window_max(plan) < 0) {
-        weft_plan_free(plan);
+    if (!is_contiguous(kind) && weft_plan_window_max(plan) < 0)
         return PLAN_ERR_ARG;
-    }
     return 0;
+}
+
+int weft_plan_build(const weft_plan_input *in, weft_plan *plan)
+{
+    int rc = plan_build(in, plan);
+    if (rc < 0 && plan) {
+        weft_plan_free(plan);
+        memset(plan, 0, sizeof *plan);
+    }
+    return rc;
 }
 
 void weft_plan_free(weft_plan *plan)

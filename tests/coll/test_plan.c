@@ -762,7 +762,14 @@ static void test_errors(void)
     /* More cycles than an int holds. */
     r.first[1] = 0, r.end[1] = 1LL << 60;
     in.cb_nodes = 1;
-    CHECK(weft_plan_build(&in, &p) == arg, "2^48 cycles");
+    CHECK(weft_plan_build(&in, &p) == arg && p.naggregators == 0 && !p.domain_start &&
+          p.start == 0 && p.end == 0, "2^48 cycles");
+    /* More window ranges than an int holds: one-byte stripes, 4 GiB buffer. */
+    in.cb_nodes = 2;
+    in.partition = WEFT_PARTITION_STATIC_CYCLIC;
+    in.stripe_unit = 1;
+    in.cb_buffer_size = 1LL << 32;
+    CHECK(weft_plan_build(&in, &p) == arg, "2^31 window ranges");
     ranks_free(&r);
 }
 
