@@ -202,8 +202,8 @@ static int plan_build(const weft_plan_input *in, weft_plan *plan)
     if (kind != WEFT_PARTITION_EVEN)
         cycle_bytes = max_off(unit, cycle_bytes - cycle_bytes % unit);
     /* Keep block and cycle arithmetic (b * unit + unit, base + c * cycle_bytes) in range. */
-    if (end > INT64_MAX - 2 * max_off(unit, cycle_bytes) || unit > INT64_MAX / 4 ||
-        cycle_bytes > INT64_MAX / 4)
+    if (unit > INT64_MAX / 4 || cycle_bytes > INT64_MAX / 4 ||
+        end > INT64_MAX - 2 * max_off(unit, cycle_bytes))
         return PLAN_ERR_ARG;
 
     plan->start = start;
