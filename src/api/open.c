@@ -49,6 +49,8 @@ static void free_file(weft_file *f)
     free(f->shared_fp_path);
     free(f->node_of_rank);
     free(f->cycle_buffer);
+    free(f->coll_staging[0]);
+    free(f->coll_staging[1]);
     free(f->path);
     free(f);
 }
@@ -133,6 +135,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
         f->host = MPI_FILE_NULL;
         f->fd = -1;
         f->shared_fp_fd = -1;
+        f->overlap_chosen = -1;
         f->rank = rank;
         f->nprocs = nprocs;
         f->amode = amode;

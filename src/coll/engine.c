@@ -38,6 +38,30 @@ typedef struct remote_view {
     MPI_Offset disp;
 } remote_view;
 
+/* An aggregator's window for one cycle: ranges of the file, back to back in its buffer. */
+typedef struct window {
+    int n;
+    MPI_Offset *offset, *length, *at;
+} window;
+
+/* One half of the cycle buffer, with everything one cycle in flight needs.  With an overlap
+ * schedule two cycles are in flight, one per half (seed 000 §3.1.1). */
+typedef struct half {
+    int cycle;                  /* the cycle this half holds */
+    window win;                 /* the aggregator's own window of that cycle */
+    unsigned char *buffer;      /* aggregator: cycle_bytes of the cycle buffer */
+    uint64_t *filled;           /* aggregator: bitmap of bytes received */
+    unsigned char *staging;     /* packed streams: outgoing (per aggregator), then incoming */
+    MPI_Count staging_size;
+    MPI_Count *out_at;          /* A + 1 offsets of my outgoing streams */
+    MPI_Count *in_at;           /* P + 1 offsets of the incoming streams (aggregator) */
+    MPI_Request *requests;
+    int nreq;
+    weft_xfer_op *ops;          /* file access in flight */
+    struct iovec *iov;
+    int nops, ops_cap;
+} half;
+
 typedef struct engine {
     weft_file *f;
     const weft_access *a;
@@ -46,17 +70,32 @@ typedef struct engine {
     int my_aggregator;          /* index in the plan, or -1 */
     remote_view *views;         /* aggregator: per rank */
     MPI_Offset file_size;       /* for reads: bytes past it do not exist */
-    /* per-cycle scratch */
-    int window_max;
-    MPI_Offset *window_offset, *window_length;
-    MPI_Offset *window_at;      /* where each window range starts in the cycle buffer */
-    unsigned char *buffer;      /* aggregator's cycle buffer */
-    uint64_t *filled;           /* bitmap of buffer bytes received this cycle */
-    unsigned char *staging;     /* packed streams, sent or received */
-    MPI_Count staging_size;
-    MPI_Request *requests;
+    window scratch;             /* a window being looked at (sender side) */
+    half halves[2];
+    weft_xfer_backend *backend;
+    int overlap;                /* weft_overlap in effect for this call (never "auto") */
+    double shuffle_time, file_time; /* this call, this rank: what auto measures */
     int rc;                     /* first local failure */
 } engine;
+
+/* MPI_STATUSES_IGNORE is (MPI_Status *)1 in MPICH, whose prototypes carry access attributes:
+ * gcc 12 then warns of writing statuses into "a region of size 0".  One place says so. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+static void wait_all(int n, MPI_Request *requests)
+{
+    if (n > 0)
+        MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+}
+
+static int test_all(int n, MPI_Request *requests)
+{
+    int done = 1;
+    if (n > 0)
+        MPI_Testall(n, requests, &done, MPI_STATUSES_IGNORE);
+    return done;
+}
+#pragma GCC diagnostic pop
 
 /* ---- Nodes ----------------------------------------------------------------------------- */
 
@@ -122,11 +161,11 @@ static void positions_in(const weft_dtype *filetype, MPI_Offset disp, MPI_Count 
     *to = b > a ? b : a;
 }
 
-/* Clip a window range to the bytes that exist (reads) or leave it (writes). */
-static void range_of(const engine *e, int i, MPI_Offset *lo, MPI_Offset *hi)
+/* Range i of a window, clipped for reads to the bytes that exist. */
+static void range_of(const engine *e, const window *w, int i, MPI_Offset *lo, MPI_Offset *hi)
 {
-    *lo = e->window_offset[i];
-    *hi = *lo + e->window_length[i];
+    *lo = w->offset[i];
+    *hi = *lo + w->length[i];
     if (!e->a->write) {
         if (*hi > e->file_size)
             *hi = e->file_size;
@@ -135,44 +174,47 @@ static void range_of(const engine *e, int i, MPI_Offset *lo, MPI_Offset *hi)
     }
 }
 
-/* Bytes of rank r's access inside the window currently loaded (n ranges). */
-static MPI_Count stream_size(const engine *e, const weft_dtype *filetype, MPI_Offset disp, int r,
-                             int n)
+/* Bytes of rank r's access (through its view) inside window w. */
+static MPI_Count stream_size(const engine *e, const window *w, const weft_dtype *filetype,
+                             MPI_Offset disp, int r)
 {
     MPI_Count total = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < w->n; i++) {
         MPI_Offset lo, hi;
         MPI_Count from, to;
-        range_of(e, i, &lo, &hi);
+        range_of(e, w, i, &lo, &hi);
         positions_in(filetype, disp, e->all[r][F_POSITION], e->all[r][F_BYTES], lo, hi, &from, &to);
         total += to - from;
     }
     return total;
 }
 
-static int load_window(engine *e, int aggregator, int cycle)
+static int window_alloc(window *w, int max)
 {
-    int n = weft_plan_window(&e->plan, aggregator, cycle, e->window_offset, e->window_length,
-                             e->window_max);
-    MPI_Offset at = 0;
-    for (int i = 0; i < n; i++) {
-        e->window_at[i] = at;
-        at += e->window_length[i];
-    }
-    return n;
+    w->offset = malloc(sizeof(MPI_Offset) * (size_t)max);
+    w->length = malloc(sizeof(MPI_Offset) * (size_t)max);
+    w->at = malloc(sizeof(MPI_Offset) * (size_t)max);
+    return w->offset && w->length && w->at ? 0 : -ENOMEM;
 }
 
-static int grow_staging(engine *e, MPI_Count size)
+static void window_free(window *w)
 {
-    if (size <= e->staging_size)
-        return 0;
-    unsigned char *grown = realloc(e->staging, (size_t)size);
-    if (!grown)
-        return -ENOMEM;
-    e->staging = grown;
-    e->staging_size = size;
-    return 0;
+    free(w->offset);
+    free(w->length);
+    free(w->at);
 }
+
+static void load_window(const engine *e, window *w, int aggregator, int cycle)
+{
+    w->n = weft_plan_window(&e->plan, aggregator, cycle, w->offset, w->length,
+                            weft_plan_window_max(&e->plan));
+    MPI_Offset at = 0;
+    for (int i = 0; i < w->n; i++) {
+        w->at[i] = at;
+        at += w->length[i];
+    }
+}
+
 
 /* ---- Bitmap of filled bytes -------------------------------------------------------------- */
 
@@ -318,8 +360,7 @@ static int exchange_views(engine *e)
             free(in);
         }
     }
-    if (nsends)
-        MPI_Waitall(nsends, sends, MPI_STATUSES_IGNORE);
+    wait_all(nsends, sends);
     free(sends);
     free(touches);
     free(message);
@@ -335,17 +376,27 @@ static void engine_free(engine *e)
                 weft_dtype_put(e->views[r].filetype);
         free(e->views);
     }
+    for (int k = 0; k < 2; k++) {
+        half *h = &e->halves[k];
+        /* Staging stays with the file for the next call (no page faults on every call). */
+        if (h->staging) {
+            e->f->coll_staging[k] = h->staging;
+            e->f->coll_staging_size[k] = h->staging_size;
+        }
+        window_free(&h->win);
+        free(h->filled);
+        free(h->out_at);
+        free(h->in_at);
+        free(h->requests);
+        free(h->ops);
+        free(h->iov);
+    }
+    window_free(&e->scratch);
     weft_plan_free(&e->plan);
     free(e->all);
-    free(e->window_offset);
-    free(e->window_length);
-    free(e->window_at);
-    free(e->filled);
-    free(e->staging);
-    free(e->requests);
 }
 
-/* ---- Cycles ------------------------------------------------------------------------------ */
+/* ---- One cycle's pieces ------------------------------------------------------------------- */
 
 static void note_failure(engine *e, int rc)
 {
@@ -353,45 +404,29 @@ static void note_failure(engine *e, int rc)
         e->rc = rc;
 }
 
-/* The aggregator's file access for one cycle.  Writes: the filled runs, each range apart
- * (ranges are back to back in the buffer, not in the file).  Reads: each range. */
-static void aggregator_file_access(engine *e, int n)
+static int grow(void **p, size_t *have, size_t need)
 {
-    weft_file *f = e->f;
-    for (int i = 0; i < n && e->rc == 0; i++) {
-        MPI_Offset lo, hi;
-        range_of(e, i, &lo, &hi);
-        MPI_Offset base = e->window_at[i];
-        unsigned long long calls = 0;
-        if (e->a->write) {
-            MPI_Offset start, end, from = base;
-            while (e->rc == 0 && next_run(e->filled, from, base + (hi - lo), &start, &end)) {
-                struct iovec iov = {.iov_base = e->buffer + start, .iov_len = (size_t)(end - start)};
-                MPI_Count moved;
-                note_failure(e, weft_xfer_pwritev_all(f->fd, &iov, 1, lo + (start - base), &moved, &calls));
-                from = end;
-            }
-        } else if (hi > lo) {
-            struct iovec iov = {.iov_base = e->buffer + base, .iov_len = (size_t)(hi - lo)};
-            MPI_Count moved = 0;
-            note_failure(e, weft_xfer_preadv_all(f->fd, &iov, 1, lo, &moved, &calls));
-            if (moved < hi - lo) /* the file shrank under us: what is not there reads as 0 */
-                memset(e->buffer + base + moved, 0, (size_t)(hi - lo - moved));
-        }
-        f->stats.syscalls += calls;
-    }
+    if (need <= *have)
+        return 0;
+    void *grown = realloc(*p, need);
+    if (!grown)
+        return -ENOMEM;
+    *p = grown;
+    *have = need;
+    return 0;
 }
 
-/* Walk rank r's pieces in the loaded window and copy between the cycle buffer and its packed
- * stream: to_buffer=1 scatters a received stream (and marks the bitmap). */
-static void move_stream(engine *e, const weft_dtype *filetype, MPI_Offset disp, int r, int n,
+/* Walk rank r's pieces in window w and copy between the half's buffer and r's packed stream;
+ * to_buffer=1 scatters a received stream and marks the bitmap. */
+static void move_stream(engine *e, half *h, const weft_dtype *filetype, MPI_Offset disp, int r,
                         unsigned char *stream, int to_buffer)
 {
+    const window *w = &h->win;
     MPI_Count at = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < w->n; i++) {
         MPI_Offset lo, hi;
         MPI_Count from, to;
-        range_of(e, i, &lo, &hi);
+        range_of(e, w, i, &lo, &hi);
         positions_in(filetype, disp, e->all[r][F_POSITION], e->all[r][F_BYTES], lo, hi, &from, &to);
         if (to <= from)
             continue;
@@ -402,12 +437,12 @@ static void move_stream(engine *e, const weft_dtype *filetype, MPI_Offset disp, 
         MPI_Offset offset;
         MPI_Count length;
         while (left > 0 && weft_cursor_next(&c, &offset, &length, left)) {
-            MPI_Offset in_buffer = e->window_at[i] + (offset - lo);
+            MPI_Offset in_buffer = w->at[i] + (offset - lo);
             if (to_buffer) {
-                memcpy(e->buffer + in_buffer, stream + at, (size_t)length);
-                mark(e->filled, in_buffer, length);
+                memcpy(h->buffer + in_buffer, stream + at, (size_t)length);
+                mark(h->filled, in_buffer, length);
             } else {
-                memcpy(stream + at, e->buffer + in_buffer, (size_t)length);
+                memcpy(stream + at, h->buffer + in_buffer, (size_t)length);
             }
             at += length;
             left -= length;
@@ -415,159 +450,432 @@ static void move_stream(engine *e, const weft_dtype *filetype, MPI_Offset disp, 
     }
 }
 
-/* This rank's data positions for aggregator `ag`'s loaded window, packed (write) or
- * unpacked (read) between the user's buffer and `stream`. */
-static MPI_Count move_user_data(engine *e, int n, unsigned char *stream, int pack)
+/* This rank's data inside window w, packed from (pack=1) or unpacked into the user's buffer;
+ * with stream == NULL only counts.  Returns the bytes. */
+static MPI_Count move_user_data(engine *e, const window *w, unsigned char *stream, int pack)
 {
     weft_file *f = e->f;
     const weft_access *a = e->a;
     MPI_Count at = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < w->n; i++) {
         MPI_Offset lo, hi;
         MPI_Count from, to;
-        range_of(e, i, &lo, &hi);
+        range_of(e, w, i, &lo, &hi);
         positions_in(f->view.filetype_t, f->view.disp, a->view_position, a->bytes, lo, hi, &from, &to);
         if (to <= from)
             continue;
-        if (stream) {
-            if (pack)
-                weft_pack(a->buf, a->count, a->memtype, from - a->view_position, to - from, stream + at);
-            else
-                weft_unpack(stream + at, to - from, a->buf, a->count, a->memtype, from - a->view_position);
-        }
+        if (stream && pack)
+            weft_pack(a->buf, a->count, a->memtype, from - a->view_position, to - from, stream + at);
+        else if (stream)
+            weft_unpack(stream + at, to - from, a->buf, a->count, a->memtype, from - a->view_position);
         at += to - from;
     }
     return at;
 }
 
+/* Sizes of everything the half will send and receive in `cycle`; sizes its staging. */
+static int prepare(engine *e, half *h, int cycle)
+{
+    int P = e->f->nprocs, A = e->plan.naggregators, me = e->f->rank;
+    h->cycle = cycle;
+    h->nreq = 0;
+    MPI_Count total = 0;
+    for (int ag = 0; ag < A; ag++) {
+        h->out_at[ag] = total;
+        if (e->all[me][F_BYTES] > 0) {
+            load_window(e, &e->scratch, ag, cycle);
+            total += move_user_data(e, &e->scratch, NULL, 0);
+        }
+    }
+    h->out_at[A] = total;
+    h->win.n = 0;
+    if (e->my_aggregator >= 0) {
+        load_window(e, &h->win, e->my_aggregator, cycle);
+        for (int r = 0; r < P; r++) {
+            h->in_at[r] = total;
+            if (e->views[r].filetype)
+                total += stream_size(e, &h->win, e->views[r].filetype, e->views[r].disp, r);
+        }
+        h->in_at[P] = total;
+    }
+    size_t have = (size_t)h->staging_size;
+    int rc = grow((void **)&h->staging, &have, (size_t)total + 1);
+    h->staging_size = (MPI_Count)have;
+    return rc;
+}
+
+static MPI_Count incoming(const engine *e, const half *h, int r)
+{
+    return e->my_aggregator >= 0 ? h->in_at[r + 1] - h->in_at[r] : 0;
+}
+
+/* Write shuffle: post receives (aggregator), pack and send to every aggregator. */
+static void shuffle_start(engine *e, half *h, int cycle)
+{
+    weft_file *f = e->f;
+    int P = f->nprocs, A = e->plan.naggregators;
+    double t0 = weft_now();
+    note_failure(e, prepare(e, h, cycle));
+    int tag = TAG_DATA + (cycle & 1);
+    for (int r = 0; r < P && e->my_aggregator >= 0; r++)
+        if (incoming(e, h, r) > 0)
+            MPI_Irecv(h->staging + h->in_at[r], (int)incoming(e, h, r), MPI_BYTE, r, tag, f->comm,
+                      &h->requests[h->nreq++]);
+    for (int ag = 0; ag < A; ag++) {
+        MPI_Count size = h->out_at[ag + 1] - h->out_at[ag];
+        if (size <= 0)
+            continue;
+        load_window(e, &e->scratch, ag, cycle);
+        move_user_data(e, &e->scratch, h->staging + h->out_at[ag], 1);
+        MPI_Isend(h->staging + h->out_at[ag], (int)size, MPI_BYTE, e->plan.aggregator_rank[ag], tag,
+                  f->comm, &h->requests[h->nreq++]);
+    }
+    e->shuffle_time += weft_now() - t0;
+}
+
+/* Write shuffle completion: wait, then scatter what arrived into the half's buffer. */
+static void shuffle_finish(engine *e, half *h)
+{
+    double t0 = weft_now();
+    wait_all(h->nreq, h->requests);
+    h->nreq = 0;
+    if (e->my_aggregator >= 0 && h->win.n > 0) {
+        memset(h->filled, 0, sizeof(uint64_t) * (size_t)(e->plan.cycle_bytes / 64 + 2));
+        for (int r = 0; r < e->f->nprocs; r++)
+            if (incoming(e, h, r) > 0)
+                move_stream(e, h, e->views[r].filetype, e->views[r].disp, r, h->staging + h->in_at[r], 1);
+    }
+    e->shuffle_time += weft_now() - t0;
+}
+
+static int add_op(engine *e, half *h, int write, MPI_Offset offset, unsigned char *data,
+                  MPI_Count length)
+{
+    if (h->nops == h->ops_cap) {
+        int cap = h->ops_cap ? 2 * h->ops_cap : 16;
+        weft_xfer_op *ops = realloc(h->ops, sizeof *ops * (size_t)cap);
+        if (ops)
+            h->ops = ops;
+        struct iovec *iov = realloc(h->iov, sizeof *iov * (size_t)cap);
+        if (iov)
+            h->iov = iov;
+        if (!ops || !iov)
+            return -ENOMEM;
+        h->ops_cap = cap;
+    }
+    /* op.iov is set when the list is complete: the array may still move. */
+    h->iov[h->nops] = (struct iovec){.iov_base = data, .iov_len = (size_t)length};
+    h->ops[h->nops] = (weft_xfer_op){.fd = e->f->fd, .write = write, .offset = offset, .iovcnt = 1};
+    h->nops++;
+    return 0;
+}
+
+/* The aggregator's file access for the half's cycle, submitted to the transfer backend.
+ * Writes: the filled runs, range by range (ranges are back to back in the buffer, not in the
+ * file).  Reads: each range.  Nothing is submitted after a failure. */
+static void file_start(engine *e, half *h)
+{
+    double t0 = weft_now();
+    h->nops = 0;
+    if (e->my_aggregator < 0 || e->rc < 0)
+        return;
+    /* Build the whole list first: add_op may reallocate the arrays the backend reads. */
+    for (int i = 0; i < h->win.n && e->rc == 0; i++) {
+        MPI_Offset lo, hi;
+        range_of(e, &h->win, i, &lo, &hi);
+        MPI_Offset base = h->win.at[i];
+        if (e->a->write) {
+            MPI_Offset start, end, from = base;
+            while (e->rc == 0 && next_run(h->filled, from, base + (hi - lo), &start, &end)) {
+                note_failure(e, add_op(e, h, 1, lo + (start - base), h->buffer + start, end - start));
+                from = end;
+            }
+        } else if (hi > lo) {
+            note_failure(e, add_op(e, h, 0, lo, h->buffer + base, hi - lo));
+        }
+    }
+    for (int k = 0; k < h->nops; k++) {
+        h->ops[k].iov = &h->iov[k];
+        int rc = weft_xfer_submit(e->backend, &h->ops[k]);
+        if (rc < 0) { /* not submitted: run it here so the op is complete either way */
+            note_failure(e, rc);
+            h->nops = k;
+            break;
+        }
+    }
+    e->file_time += weft_now() - t0;
+}
+
+static void file_finish(engine *e, half *h)
+{
+    double t0 = weft_now();
+    for (int k = 0; k < h->nops; k++) {
+        weft_xfer_op *op = &h->ops[k];
+        note_failure(e, weft_xfer_wait(e->backend, op));
+        e->f->stats.syscalls += op->syscalls;
+        MPI_Count want = (MPI_Count)op->iov[0].iov_len;
+        if (!op->write && op->rc == 0 && op->done < want) /* shrank under us: reads as zeros */
+            memset((unsigned char *)op->iov[0].iov_base + op->done, 0, (size_t)(want - op->done));
+    }
+    h->nops = 0;
+    e->file_time += weft_now() - t0;
+}
+
+/* Read scatter: aggregator sends each rank its part of the half's buffer; everyone posts
+ * receives for its parts. */
+static void scatter_start(engine *e, half *h)
+{
+    weft_file *f = e->f;
+    int P = f->nprocs, A = e->plan.naggregators;
+    double t0 = weft_now();
+    int tag = TAG_DATA + (h->cycle & 1);
+    for (int ag = 0; ag < A; ag++) {
+        MPI_Count size = h->out_at[ag + 1] - h->out_at[ag];
+        if (size > 0)
+            MPI_Irecv(h->staging + h->out_at[ag], (int)size, MPI_BYTE, e->plan.aggregator_rank[ag],
+                      tag, f->comm, &h->requests[h->nreq++]);
+    }
+    for (int r = 0; r < P && e->my_aggregator >= 0; r++) {
+        if (incoming(e, h, r) <= 0)
+            continue;
+        move_stream(e, h, e->views[r].filetype, e->views[r].disp, r, h->staging + h->in_at[r], 0);
+        MPI_Isend(h->staging + h->in_at[r], (int)incoming(e, h, r), MPI_BYTE, r, tag, f->comm,
+                  &h->requests[h->nreq++]);
+    }
+    e->shuffle_time += weft_now() - t0;
+}
+
+static void scatter_finish(engine *e, half *h)
+{
+    double t0 = weft_now();
+    wait_all(h->nreq, h->requests);
+    h->nreq = 0;
+    for (int ag = 0; ag < e->plan.naggregators; ag++) {
+        if (h->out_at[ag + 1] - h->out_at[ag] <= 0)
+            continue;
+        load_window(e, &e->scratch, ag, h->cycle);
+        move_user_data(e, &e->scratch, h->staging + h->out_at[ag], 0);
+    }
+    e->shuffle_time += weft_now() - t0;
+}
+
+/* ---- Schedules ----------------------------------------------------------------------------
+ * Writes (seed 000 §3.1.1, Algorithms 1-4).  Each cycle c uses half c % 2; a half is reused
+ * only after its previous cycle's file access has finished. */
+
+enum { OVERLAP_NONE, OVERLAP_COMM, OVERLAP_WRITE, OVERLAP_WRITE_COMM, OVERLAP_WRITE_COMM_2,
+       OVERLAP_AUTO };
+
+static void write_cycles(engine *e, int first, int count)
+{
+    half *H = e->halves;
+    int C = first + count;
+    if (count <= 0)
+        return;
+    switch (e->overlap) {
+    case OVERLAP_NONE:
+        for (int c = first; c < C; c++) {
+            shuffle_start(e, &H[0], c);
+            shuffle_finish(e, &H[0]);
+            file_start(e, &H[0]);
+            file_finish(e, &H[0]);
+        }
+        break;
+    case OVERLAP_COMM: /* Algorithm 1: the next shuffle flies while this cycle is written */
+        shuffle_start(e, &H[first % 2], first);
+        for (int c = first; c < C; c++) {
+            half *now = &H[c % 2], *next = &H[(c + 1) % 2];
+            shuffle_finish(e, now);
+            if (c + 1 < C)
+                shuffle_start(e, next, c + 1);
+            file_start(e, now);
+            file_finish(e, now);
+        }
+        break;
+    case OVERLAP_WRITE: /* Algorithm 2: blocking shuffle, asynchronous write */
+        for (int c = first; c < C; c++) {
+            half *now = &H[c % 2];
+            if (c - first >= 2)
+                file_finish(e, now);
+            shuffle_start(e, now, c);
+            shuffle_finish(e, now);
+            file_start(e, now);
+        }
+        for (int c = C - 2 > first ? C - 2 : first; c < C; c++)
+            file_finish(e, &H[c % 2]);
+        break;
+    case OVERLAP_WRITE_COMM: /* Algorithm 3: write c and shuffle c+1 in flight, waited together */
+        shuffle_start(e, &H[first % 2], first);
+        shuffle_finish(e, &H[first % 2]);
+        for (int c = first; c < C; c++) {
+            half *now = &H[c % 2], *next = &H[(c + 1) % 2];
+            file_start(e, now);
+            if (c + 1 < C) {
+                shuffle_start(e, next, c + 1);
+                shuffle_finish(e, next);
+            }
+            file_finish(e, now);
+        }
+        break;
+    default: { /* Algorithm 4: data flow — each completion posts its follow-up at once */
+        int shuffled = first, written = first, posted = first;
+        int shuffling[2] = {0, 0}, writing[2] = {0, 0};
+        while (written < C) {
+            int progressed = 0;
+            /* A free half takes the next cycle's shuffle. */
+            if (posted < C && !shuffling[posted % 2] && !writing[posted % 2] &&
+                (posted == shuffled || posted == shuffled + 1)) {
+                shuffle_start(e, &H[posted % 2], posted);
+                shuffling[posted % 2] = 1;
+                posted++;
+                progressed = 1;
+            }
+            /* The oldest shuffle done: scatter and start writing it. */
+            if (shuffled < posted && shuffling[shuffled % 2]) {
+                half *h = &H[shuffled % 2];
+                if (test_all(h->nreq, h->requests)) {
+                    shuffle_finish(e, h);
+                    shuffling[shuffled % 2] = 0;
+                    file_start(e, h);
+                    writing[shuffled % 2] = 1;
+                    shuffled++;
+                    progressed = 1;
+                }
+            }
+            /* The oldest write done: its half is free again. */
+            if (written < shuffled && writing[written % 2]) {
+                half *h = &H[written % 2];
+                int done = 1;
+                for (int k = 0; k < h->nops && done; k++)
+                    weft_xfer_test(e->backend, &h->ops[k], &done);
+                if (done || (posted == shuffled && !shuffling[(written + 1) % 2])) {
+                    file_finish(e, h); /* nothing else to overlap with: block */
+                    writing[written % 2] = 0;
+                    written++;
+                    progressed = 1;
+                }
+            }
+            if (!progressed && shuffled < posted) {
+                half *h = &H[shuffled % 2]; /* nothing ready: block on the oldest shuffle */
+                shuffle_finish(e, h);
+                shuffling[shuffled % 2] = 0;
+                file_start(e, h);
+                writing[shuffled % 2] = 1;
+                shuffled++;
+            }
+        }
+        break;
+    }
+    }
+}
+
+/* Reads: with any overlap the next cycle's file read is in flight while this cycle's data
+ * is scattered (prefetch); without, read then scatter. */
+static void read_cycles(engine *e, int first, int count)
+{
+    half *H = e->halves;
+    int C = first + count;
+    if (count <= 0)
+        return;
+    if (e->overlap == OVERLAP_NONE) {
+        for (int c = first; c < C; c++) {
+            note_failure(e, prepare(e, &H[0], c));
+            file_start(e, &H[0]);
+            file_finish(e, &H[0]);
+            scatter_start(e, &H[0]);
+            scatter_finish(e, &H[0]);
+        }
+        return;
+    }
+    note_failure(e, prepare(e, &H[first % 2], first));
+    file_start(e, &H[first % 2]);
+    for (int c = first; c < C; c++) {
+        half *now = &H[c % 2], *next = &H[(c + 1) % 2];
+        file_finish(e, now);
+        if (c + 1 < C) {
+            note_failure(e, prepare(e, next, c + 1));
+            file_start(e, next);
+        }
+        scatter_start(e, now);
+        scatter_finish(e, now);
+    }
+}
+
+/* auto: run the first cycle without overlap, measuring; all ranks agree (max over ranks) on
+ * shuffle and file time, and pick: overlap only pays when both phases take real time. */
+static int choose_overlap(engine *e)
+{
+    double mine[2] = {e->shuffle_time, e->file_time}, most[2];
+    MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, e->f->comm);
+    double shuffle = most[0], file = most[1];
+    double small = shuffle < file ? shuffle : file, large = shuffle < file ? file : shuffle;
+    if (large < 50e-6 || small < 0.1 * large)
+        return OVERLAP_NONE;
+    return OVERLAP_WRITE_COMM;
+}
+
 static int run_cycles(engine *e)
 {
     weft_file *f = e->f;
-    int P = f->nprocs, A = e->plan.naggregators, me = f->rank;
-    int write = e->a->write;
-    e->window_max = weft_plan_window_max(&e->plan);
-    e->window_offset = malloc(sizeof(MPI_Offset) * (size_t)e->window_max);
-    e->window_length = malloc(sizeof(MPI_Offset) * (size_t)e->window_max);
-    e->window_at = malloc(sizeof(MPI_Offset) * (size_t)e->window_max);
-    e->requests = malloc(sizeof(MPI_Request) * (size_t)(P + A));
-    MPI_Count *offsets = malloc(sizeof(MPI_Count) * (size_t)(P + A + 1));
-    if (!e->window_offset || !e->window_length || !e->window_at || !e->requests || !offsets) {
-        free(offsets);
-        return -ENOMEM;
-    }
-    if (e->my_aggregator >= 0) {
-        MPI_Offset need = e->plan.cycle_bytes;
+    int P = f->nprocs, A = e->plan.naggregators;
+    int rc = window_alloc(&e->scratch, weft_plan_window_max(&e->plan));
+    MPI_Offset half_bytes = e->plan.cycle_bytes;
+    if (e->my_aggregator >= 0 && rc == 0) {
+        MPI_Offset need = 2 * half_bytes;
         if (f->cycle_buffer_size < need) {
             free(f->cycle_buffer);
             f->cycle_buffer = malloc((size_t)need);
             f->cycle_buffer_size = f->cycle_buffer ? need : 0;
         }
-        e->buffer = f->cycle_buffer;
-        e->filled = calloc((size_t)(need / 64 + 2), sizeof(uint64_t));
-        if (!e->buffer || !e->filled) {
-            free(offsets);
-            return -ENOMEM;
+        if (!f->cycle_buffer)
+            rc = -ENOMEM;
+    }
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        half *h = &e->halves[k];
+        h->out_at = malloc(sizeof(MPI_Count) * (size_t)(A + 1));
+        h->in_at = malloc(sizeof(MPI_Count) * (size_t)(P + 1));
+        h->requests = malloc(sizeof(MPI_Request) * (size_t)(P + A));
+        if (!h->out_at || !h->in_at || !h->requests || window_alloc(&h->win, weft_plan_window_max(&e->plan)))
+            rc = -ENOMEM;
+        if (e->my_aggregator >= 0 && rc == 0) {
+            h->buffer = (unsigned char *)f->cycle_buffer + k * half_bytes;
+            h->filled = calloc((size_t)(half_bytes / 64 + 2), sizeof(uint64_t));
+            if (!h->filled)
+                rc = -ENOMEM;
         }
     }
-
-    for (int cycle = 0; cycle < e->plan.ncycles; cycle++) {
-        int nreq = 0;
-        double t0 = weft_now();
-        /* My side as a contributor: one stream per aggregator. */
-        MPI_Count mine_total = 0;
-        for (int ag = 0; ag < A; ag++) {
-            int n = load_window(e, ag, cycle);
-            offsets[ag] = mine_total;
-            mine_total += e->all[me][F_BYTES] > 0 ? move_user_data(e, n, NULL, 0) : 0;
-        }
-        offsets[A] = mine_total;
-        /* The aggregator's side: one stream per contributing rank, staged after mine. */
-        int n_mine = 0;
-        MPI_Count theirs_total = 0;
-        MPI_Count *their_at = offsets + A + 1; /* reuses the tail: P entries fit (P + A + 1) */
-        if (e->my_aggregator >= 0) {
-            n_mine = load_window(e, e->my_aggregator, cycle);
-            for (int r = 0; r < P; r++) {
-                their_at[r] = theirs_total;
-                if (e->views[r].filetype)
-                    theirs_total += stream_size(e, e->views[r].filetype, e->views[r].disp, r, n_mine);
-            }
-        }
-        if (grow_staging(e, mine_total + theirs_total + 1) < 0) {
-            free(offsets);
-            return -ENOMEM;
-        }
-        unsigned char *outgoing = e->staging, *incoming = e->staging + mine_total;
-
-        if (write) {
-            /* Post receives, pack and send, wait; then scatter and write. */
-            if (e->my_aggregator >= 0)
-                for (int r = 0; r < P; r++) {
-                    MPI_Count size = (r + 1 < P ? their_at[r + 1] : theirs_total) - their_at[r];
-                    if (size > 0)
-                        MPI_Irecv(incoming + their_at[r], (int)size, MPI_BYTE, r, TAG_DATA, f->comm,
-                                  &e->requests[nreq++]);
-                }
-            for (int ag = 0; ag < A; ag++) {
-                MPI_Count size = offsets[ag + 1] - offsets[ag];
-                if (size <= 0)
-                    continue;
-                int n = load_window(e, ag, cycle);
-                move_user_data(e, n, outgoing + offsets[ag], 1);
-                MPI_Isend(outgoing + offsets[ag], (int)size, MPI_BYTE, e->plan.aggregator_rank[ag],
-                          TAG_DATA, f->comm, &e->requests[nreq++]);
-            }
-            if (nreq > 0)
-                MPI_Waitall(nreq, e->requests, MPI_STATUSES_IGNORE);
-            double t1 = weft_now();
-            f->stats.shuffle_seconds += t1 - t0;
-            if (e->my_aggregator >= 0 && n_mine > 0) {
-                n_mine = load_window(e, e->my_aggregator, cycle);
-                memset(e->filled, 0, sizeof(uint64_t) * (size_t)(e->plan.cycle_bytes / 64 + 2));
-                for (int r = 0; r < P; r++)
-                    if (e->views[r].filetype && their_at[r] < (r + 1 < P ? their_at[r + 1] : theirs_total))
-                        move_stream(e, e->views[r].filetype, e->views[r].disp, r, n_mine,
-                                    incoming + their_at[r], 1);
-                aggregator_file_access(e, n_mine);
-            }
-            f->stats.file_seconds += weft_now() - t1;
+    /* Allocation failures are agreed on before any message flies. */
+    rc = weft_agree(f->comm, rc);
+    if (rc < 0)
+        return rc;
+    /* The staging buffers of the last call, kept by the file (engine_free hands them back). */
+    for (int k = 0; k < 2; k++) {
+        e->halves[k].staging = f->coll_staging[k];
+        e->halves[k].staging_size = f->coll_staging_size[k];
+        f->coll_staging[k] = NULL;
+        f->coll_staging_size[k] = 0;
+    }
+    int first = 0;
+    if (e->overlap == OVERLAP_AUTO) {
+        if (f->overlap_chosen >= 0) {
+            e->overlap = f->overlap_chosen;
         } else {
-            /* Aggregators read their window, then everyone exchanges. */
-            if (e->my_aggregator >= 0 && n_mine > 0) {
-                n_mine = load_window(e, e->my_aggregator, cycle);
-                aggregator_file_access(e, n_mine);
-                for (int r = 0; r < P; r++) {
-                    MPI_Count size = (r + 1 < P ? their_at[r + 1] : theirs_total) - their_at[r];
-                    if (size <= 0)
-                        continue;
-                    move_stream(e, e->views[r].filetype, e->views[r].disp, r, n_mine,
-                                incoming + their_at[r], 0);
-                    MPI_Isend(incoming + their_at[r], (int)size, MPI_BYTE, r, TAG_DATA, f->comm,
-                              &e->requests[nreq++]);
-                }
-            }
-            double t1 = weft_now();
-            f->stats.file_seconds += t1 - t0;
-            for (int ag = 0; ag < A; ag++) {
-                MPI_Count size = offsets[ag + 1] - offsets[ag];
-                if (size > 0)
-                    MPI_Irecv(outgoing + offsets[ag], (int)size, MPI_BYTE, e->plan.aggregator_rank[ag],
-                              TAG_DATA, f->comm, &e->requests[nreq++]);
-            }
-            if (nreq > 0)
-                MPI_Waitall(nreq, e->requests, MPI_STATUSES_IGNORE);
-            for (int ag = 0; ag < A; ag++) {
-                if (offsets[ag + 1] - offsets[ag] <= 0)
-                    continue;
-                int n = load_window(e, ag, cycle);
-                move_user_data(e, n, outgoing + offsets[ag], 0);
-            }
-            f->stats.shuffle_seconds += weft_now() - t1;
+            e->overlap = OVERLAP_NONE;
+            if (e->a->write)
+                write_cycles(e, 0, 1);
+            else
+                read_cycles(e, 0, 1);
+            first = 1;
+            e->overlap = f->overlap_chosen = choose_overlap(e);
         }
     }
-    free(offsets);
+    if (e->a->write)
+        write_cycles(e, first, e->plan.ncycles - first);
+    else
+        read_cycles(e, first, e->plan.ncycles - first);
     return 0;
 }
+
 
 /* ---- Entry ------------------------------------------------------------------------------- */
 
@@ -587,6 +895,7 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     *done = 0;
     *agreed_out = 0;
     engine e = {.f = f, .a = a, .my_aggregator = -1};
+    e.overlap = (int)f->hints.value[WEFT_HINT_WEFT_OVERLAP];
     int rc = ensure_node_map(f);
     if (local_rc < 0)
         rc = local_rc;
@@ -643,7 +952,8 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
         .nnodes = f->nnodes,
         .cb_nodes = (int)f->hints.value[WEFT_HINT_CB_NODES],
         .cb_config_list = f->hints.text[WEFT_HINT_CB_CONFIG_LIST],
-        .cb_buffer_size = f->hints.value[WEFT_HINT_CB_BUFFER_SIZE],
+        /* With an overlap schedule two cycles are in flight, each in half the buffer. */
+        .cb_buffer_size = f->hints.value[WEFT_HINT_CB_BUFFER_SIZE] / (e.overlap == 0 ? 1 : 2),
         .partition = partition_of(&f->hints),
         .stripe_unit = f->hints.value[WEFT_HINT_STRIPING_UNIT],
         .stripe_count = (int)f->hints.value[WEFT_HINT_STRIPING_FACTOR],
@@ -685,11 +995,18 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     f->stats.partition = (int)f->hints.value[WEFT_HINT_WEFT_PARTITION];
 
     note_failure(&e, exchange_views(&e));
+    weft_xfer_kind actual;
+    note_failure(&e, weft_xfer_backend_get((weft_xfer_kind)f->hints.value[WEFT_HINT_WEFT_BACKEND],
+                                           &e.backend, &actual));
     f->stats.plan_seconds += weft_now() - t0;
     agreed = weft_agree(f->comm, e.rc);
     if (agreed == 0) {
         note_failure(&e, run_cycles(&e));
         agreed = weft_agree(f->comm, e.rc);
+        f->stats.shuffle_seconds += e.shuffle_time;
+        f->stats.file_seconds += e.file_time;
+        f->stats.overlap = e.overlap;
+        f->stats.backend = (int)actual;
     }
     *agreed_out = agreed;
     if (agreed == 0) {

@@ -64,6 +64,15 @@ typedef enum {
       "How collective I/O splits the accessed range into aggregator file domains (seed 000 " \
       "§2.2.2): even is ROMIO's; the aligned and cyclic ones keep stripes whole for striped " \
       "file systems (striping_unit, striping_factor).") \
+    X(WEFT_OVERLAP, "weft_overlap", ENUM, "auto", 0, 0, \
+      "none|comm|write|write-comm|write-comm-2|auto", \
+      "Overlap of shuffle and file access in collective writes (seed 000 §3.1.1, Algorithms " \
+      "1-4; reads prefetch the next cycle with any value but none). No schedule wins " \
+      "everywhere (000 table 1), so auto times the first cycle and picks, per file.") \
+    X(WEFT_BACKEND, "weft_backend", ENUM, "threads", 0, 0, "sync|threads|uring", \
+      "How aggregators move bytes to the file: sync, the library's thread pool, or io_uring " \
+      "(falls back to threads where the kernel refuses). threads is the default: it works " \
+      "everywhere and overlaps as well as uring for the few large requests of a cycle.") \
     X(WEFT_FS, "weft_fs", ENUM, "posix", 0, 0, "posix", \
       "File-system driver. posix works on any local or shared POSIX file system.")
 

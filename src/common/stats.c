@@ -20,11 +20,11 @@ int weft_stats_enabled(void)
     return s && *s && strcmp(s, "0") != 0;
 }
 
-static const char *partition_name(int index)
+static const char *choice_name(int hint, int index, int slot)
 {
-    static char name[WEFT_HINT_STRING_MAX];
-    weft_hint_choice_text(WEFT_HINT_WEFT_PARTITION, index, name, sizeof name);
-    return name;
+    static char names[3][WEFT_HINT_STRING_MAX];
+    weft_hint_choice_text(hint, index, names[slot], sizeof names[slot]);
+    return names[slot];
 }
 
 void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
@@ -59,7 +59,8 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            "write_calls{contig=%llu,noncontig=%llu,collective=%llu} "
            "read_calls{contig=%llu,noncontig=%llu,collective=%llu} syscalls=%llu "
            "open_seconds=%.6f access_seconds=%.6f bandwidth_MBps=%.1f "
-           "collective{aggregated=%llu,independent=%llu,aggregators=%d,partition=%s} "
+           "collective{aggregated=%llu,independent=%llu,aggregators=%d,partition=%s,overlap=%s,"
+           "backend=%s} "
            "phases{plan=%.6f,shuffle=%.6f,file=%.6f}\n",
            path, size, (unsigned long long)written, (unsigned long long)read,
            (unsigned long long)calls[WEFT_STAT_WRITE_CONTIG],
@@ -70,7 +71,10 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            (unsigned long long)calls[WEFT_STAT_READ_COLLECTIVE],
            (unsigned long long)total[N - 3], max_times[1], max_times[0],
            (double)(written + read) / access / 1e6, (unsigned long long)total[N - 2],
-           (unsigned long long)total[N - 1], max_aggregators, partition_name(s->partition),
+           (unsigned long long)total[N - 1], max_aggregators,
+           choice_name(WEFT_HINT_WEFT_PARTITION, s->partition, 0),
+           choice_name(WEFT_HINT_WEFT_OVERLAP, s->overlap, 1),
+           choice_name(WEFT_HINT_WEFT_BACKEND, s->backend, 2),
            max_times[2], max_times[3], max_times[4]);
     fflush(stdout);
 }

@@ -46,6 +46,9 @@ typedef struct weft_file {
     int nnodes;
     void *cycle_buffer;           /* collective engine: the aggregator's buffer, kept */
     MPI_Offset cycle_buffer_size;
+    void *coll_staging[2];        /* collective engine: packed streams of each half, kept */
+    MPI_Count coll_staging_size[2];
+    int overlap_chosen;           /* weft_overlap=auto: the schedule picked, -1 until then */
     int split_active;             /* a split collective is in progress */
     MPI_Status split_status;
     int split_rc;
