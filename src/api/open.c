@@ -1,5 +1,6 @@
 /* MPI_File_open, MPI_File_close, MPI_File_delete. */
 #include "api/api.h"
+#include "common/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,9 +88,11 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
         return weft_raise_path(filename, fn, WEFT_MPI_ERR(MPI_ERR_COMM),
                                "communicator is MPI_COMM_NULL or an intercommunicator");
 
-    int rank, nprocs;
+    int rank, nprocs, world_rank;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    weft_trace_set_rank(world_rank);
 
     const char *why = NULL;
     int local = 0;

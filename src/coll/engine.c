@@ -25,6 +25,7 @@
 
 #include "coll/plan.h"
 #include "common/error.h"
+#include "common/trace.h"
 #include "xfer/xfer.h"
 
 enum { TAG_VIEW = 0x5701, TAG_DATA = 0x5702 };
@@ -60,6 +61,7 @@ typedef struct half {
     weft_xfer_op *ops;          /* file access in flight */
     struct iovec *iov;
     int nops, ops_cap;
+    double file_began;          /* trace: when this half's file access was submitted */
 } half;
 
 typedef struct engine {
@@ -531,6 +533,7 @@ static void shuffle_start(engine *e, half *h, int cycle)
                   f->comm, &h->requests[h->nreq++]);
     }
     e->shuffle_time += weft_now() - t0;
+    weft_trace_end(t0, "shuffle post", "shuffle", WEFT_TRACE_LANE_MPI, cycle);
 }
 
 /* Write shuffle completion: wait, then scatter what arrived into the half's buffer. */
@@ -546,6 +549,7 @@ static void shuffle_finish(engine *e, half *h)
                 move_stream(e, h, e->views[r].filetype, e->views[r].disp, r, h->staging + h->in_at[r], 1);
     }
     e->shuffle_time += weft_now() - t0;
+    weft_trace_end(t0, "shuffle wait+scatter", "shuffle", WEFT_TRACE_LANE_MPI, h->cycle);
 }
 
 static int add_op(engine *e, half *h, int write, MPI_Offset offset, unsigned char *data,
@@ -594,6 +598,7 @@ static void file_start(engine *e, half *h)
             note_failure(e, add_op(e, h, 0, lo, h->buffer + base, hi - lo));
         }
     }
+    h->file_began = weft_now();
     for (int k = 0; k < h->nops; k++) {
         h->ops[k].iov = &h->iov[k];
         int rc = weft_xfer_submit(e->backend, &h->ops[k]);
@@ -616,6 +621,11 @@ static void file_finish(engine *e, half *h)
         MPI_Count want = (MPI_Count)op->iov[0].iov_len;
         if (!op->write && op->rc == 0 && op->done < want) /* shrank under us: reads as zeros */
             memset((unsigned char *)op->iov[0].iov_base + op->done, 0, (size_t)(want - op->done));
+    }
+    if (h->nops > 0) {
+        weft_trace_end(h->file_began, e->a->write ? "file write" : "file read", "file",
+                       WEFT_TRACE_LANE_BACKEND, h->cycle);
+        weft_trace_end(t0, "file wait", "wait", WEFT_TRACE_LANE_MPI, h->cycle);
     }
     h->nops = 0;
     e->file_time += weft_now() - t0;
@@ -643,6 +653,7 @@ static void scatter_start(engine *e, half *h)
                   &h->requests[h->nreq++]);
     }
     e->shuffle_time += weft_now() - t0;
+    weft_trace_end(t0, "scatter post", "shuffle", WEFT_TRACE_LANE_MPI, h->cycle);
 }
 
 static void scatter_finish(engine *e, half *h)
@@ -657,6 +668,7 @@ static void scatter_finish(engine *e, half *h)
         move_user_data(e, &e->scratch, h->staging + h->out_at[ag], 0);
     }
     e->shuffle_time += weft_now() - t0;
+    weft_trace_end(t0, "scatter wait+unpack", "shuffle", WEFT_TRACE_LANE_MPI, h->cycle);
 }
 
 /* ---- Schedules ----------------------------------------------------------------------------
@@ -895,6 +907,7 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     *done = 0;
     *agreed_out = 0;
     engine e = {.f = f, .a = a, .my_aggregator = -1};
+    weft_trace_enabled(); /* starts recording on first use when WEFT_TRACE is set */
     e.overlap = (int)f->hints.value[WEFT_HINT_WEFT_OVERLAP];
     int rc = ensure_node_map(f);
     if (local_rc < 0)
@@ -999,6 +1012,7 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     note_failure(&e, weft_xfer_backend_get((weft_xfer_kind)f->hints.value[WEFT_HINT_WEFT_BACKEND],
                                            &e.backend, &actual));
     f->stats.plan_seconds += weft_now() - t0;
+    weft_trace_end(t0, "plan + views", "plan", WEFT_TRACE_LANE_MPI, -1);
     agreed = weft_agree(f->comm, e.rc);
     if (agreed == 0) {
         note_failure(&e, run_cycles(&e));
