@@ -1,6 +1,7 @@
 /* MPI_File_open, MPI_File_close, MPI_File_delete. */
 #include "api/api.h"
 #include "common/trace.h"
+#include "xfer/xfer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +78,23 @@ static int open_flags(int amode)
     return flags;
 }
 
+/* WEFT_TEST_INJECT=ENOSPC@R (or EIO@R, EDQUOT@R): writes on MPI_COMM_WORLD rank R fail with
+ * that errno — the fault shim the tests use to check that one rank's failure reaches every
+ * rank of a collective and that nobody hangs. */
+static void inject_faults(int world_rank)
+{
+    static const struct { const char *name; int err; } known[] = {
+        {"ENOSPC", ENOSPC}, {"EIO", EIO}, {"EDQUOT", EDQUOT}};
+    const char *spec = getenv("WEFT_TEST_INJECT");
+    const char *at = spec ? strchr(spec, '@') : NULL;
+    if (!at || atoi(at + 1) != world_rank)
+        return;
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (strncmp(spec, known[i].name, (size_t)(at - spec)) == 0 &&
+            strlen(known[i].name) == (size_t)(at - spec))
+            weft_xfer_inject_write_error(known[i].err);
+}
+
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     static const char fn[] = "MPI_File_open";
@@ -93,6 +111,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     MPI_Comm_size(comm, &nprocs);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     weft_trace_set_rank(world_rank);
+    inject_faults(world_rank);
 
     const char *why = NULL;
     int local = 0;

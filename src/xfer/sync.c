@@ -5,6 +5,12 @@
 #include <unistd.h>
 
 MPI_Count weft_xfer_max_bytes_ = WEFT_XFER_MAX_PER_CALL;
+static int injected_write_error; /* tests only: errno every write fails with (0: none) */
+
+void weft_xfer_inject_write_error(int err)
+{
+    injected_write_error = err;
+}
 int weft_xfer_max_iov_ = IOV_MAX;
 
 void weft_xfer_set_test_limits(MPI_Count max_per_call, int max_iov)
@@ -54,6 +60,10 @@ static int transfer(int write, int fd, const struct iovec *iov, int iovcnt, MPI_
     static __thread struct iovec window[IOV_MAX];
     MPI_Count moved = 0;
     int rc = 0;
+    if (write && injected_write_error) {
+        *done = 0;
+        return -injected_write_error;
+    }
     for (;;) {
         MPI_Count want;
         int n = slice(iov, iovcnt, moved, window, &want);

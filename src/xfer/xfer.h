@@ -102,4 +102,8 @@ int weft_xfer_kind_parse(const char *s, weft_xfer_kind *k);
  * transfer of any backend is in flight. */
 void weft_xfer_set_test_limits(MPI_Count max_per_call, int max_iov);
 
+/* Tests only (fault shim): from now on every write of the sync and threads backends fails
+ * with -err (0 turns it off).  The API layer sets it from WEFT_TEST_INJECT=ERRNO@RANK. */
+void weft_xfer_inject_write_error(int err);
+
 #endif
