@@ -2,10 +2,12 @@
 # TIMEOUT, so a collective that hangs fails the test instead of the CI run.
 #
 # weft_add_mpi_test(NAME <name> TARGET <exe> NP <n>... [ARGS <arg>...] [ENV <k=v>...]
-#                   [PRELOAD] [TIMEOUT <seconds>] [LABELS <label>...] [EXPECT <regex>])
+#                   [PRELOAD] [TIMEOUT <seconds>] [LABELS <label>...] [EXPECT <regex>]
+#                   [HINTS <key=value>...])
 #   Adds one ctest per rank count, named <name>.np<n>.  PRELOAD runs the program with
 #   LD_PRELOAD=libweft.so (for programs that are not linked with weft).
 #   Exit code 77 means "skipped".  EXPECT also requires the output to match the regex.
+#   HINTS become WEFT_HINTS="k=v;k=v" (semicolons in ENV values do not survive CMake lists).
 
 if(WEFT_MPI_FLAVOUR STREQUAL "openmpi")
   # Oversubscription is expected (2 cores, 4 ranks); yielding keeps busy-polling ranks from
@@ -25,7 +27,11 @@ function(weft_mpiexec_preload_flags out)
 endfunction()
 
 function(weft_add_mpi_test)
-  cmake_parse_arguments(T "PRELOAD" "NAME;TARGET;TIMEOUT;EXPECT" "NP;ARGS;ENV;LABELS" ${ARGN})
+  cmake_parse_arguments(T "PRELOAD" "NAME;TARGET;TIMEOUT;EXPECT" "NP;ARGS;ENV;LABELS;HINTS" ${ARGN})
+  if(T_HINTS)
+    list(JOIN T_HINTS "\\;" _hints)
+    list(APPEND T_ENV "WEFT_HINTS=${_hints}")
+  endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()

@@ -62,7 +62,31 @@ if(Python3_Interpreter_FOUND)
     FIXTURES_REQUIRED "weft_bench_json;weft_bench_runs" LABELS "${WEFT_MPI_FLAVOUR};bench")
 endif()
 
-# The same smoke test under weft (LD_PRELOAD=libweft.so) is to be added once weft's MPI-IO
-# works; it must pass, not skip:
-# weft_add_mpi_test(NAME bench_smoke_weft TARGET weft-bench NP 1 2 PRELOAD TIMEOUT 120 LABELS bench
-#   ARGS --pattern ior --block-size 64K --segments 3 --dir ${_wb_dir} --impl-label weft)
+# The same patterns through weft (LD_PRELOAD=libweft.so, an unmodified binary): verified data,
+# and a weft-stats line proving weft did the I/O.  Once with weft's defaults, once with
+# aggregation forced and small cycles so every pattern goes through the two-phase engine.
+set(_wb_weft_cases
+  "ior_coll|--pattern ior --block-size 64K --segments 3 --transfer-size 16K --mode coll"
+  "ior_indep|--pattern ior --block-size 64K --segments 3 --mode indep"
+  "tile_8|--pattern tile --elem-size 8 --tile 16 8"
+  "tile_4k|--pattern tile --elem-size 4K --tile 4 3"
+  "block3d|--pattern block3d --n 18 --elem-size 4"
+  "flash|--pattern flash --nvars 3 --nxb 4 --guard 2 --blocks 2"
+  "strided_mem|--pattern strided --mode memtype --elem-size 6 --count 1000"
+  "strided_view|--pattern strided --mode fileview --elem-size 6 --count 1000"
+  "checkpoint|--pattern checkpoint --n 40 --iters 12 --every 5"
+  "corrupt_tile|--pattern tile --elem-size 8 --tile 8 8 --corrupt-for-test")
+foreach(case IN LISTS _wb_weft_cases)
+  string(REPLACE "|" ";" _parts "${case}")
+  list(GET _parts 0 _name)
+  list(GET _parts 1 _args)
+  separate_arguments(_args UNIX_COMMAND "${_args}")
+  weft_add_mpi_test(NAME bench_weft_${_name} TARGET weft-bench NP 1 2 PRELOAD TIMEOUT 120
+    LABELS bench ENV WEFT_STATS=1 EXPECT "weft-stats "
+    ARGS ${_args} --dir ${_wb_dir} --impl-label weft)
+  weft_add_mpi_test(NAME bench_weft_aggregated_${_name} TARGET weft-bench NP 2 3 PRELOAD
+    TIMEOUT 120 LABELS bench EXPECT "aggregated=[1-9]|independent=0,aggregators=0"
+    ENV WEFT_STATS=1 WEFT_VIRTUAL_NODES=2
+        HINTS romio_cb_write=enable romio_cb_read=enable cb_buffer_size=8192
+    ARGS ${_args} --dir ${_wb_dir} --impl-label weft-aggregated)
+endforeach()
