@@ -36,16 +36,45 @@ static void strided(char *mem, MPI_Offset stride, MPI_Count len, MPI_Count n, ch
     case 8: STRIDED_LOOP(8); break;
     case 16: STRIDED_LOOP(16); break;
     case 32: STRIDED_LOOP(32); break;
+    case 64: STRIDED_LOOP(64); break;
+    case 128: STRIDED_LOOP(128); break;
     default: STRIDED_LOOP((size_t)len); break;
+    }
+}
+
+/* Copy n bytes, n <= 64, without a call: two overlapping fixed-size moves cover any length
+ * between the sizes (the tails overlap the heads, which is harmless for disjoint buffers).
+ * Indexed and struct runs are mostly this short, and a libc call per run dominated them. */
+static inline void copy_small(char *to, const char *from, size_t n)
+{
+    if (n >= 16) {
+        if (n > 32) {
+            memcpy(to, from, 32);
+            memcpy(to + n - 32, from + n - 32, 32);
+        } else {
+            memcpy(to, from, 16);
+            memcpy(to + n - 16, from + n - 16, 16);
+        }
+    } else if (n >= 8) {
+        memcpy(to, from, 8);
+        memcpy(to + n - 8, from + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(to, from, 4);
+        memcpy(to + n - 4, from + n - 4, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            to[i] = from[i];
     }
 }
 
 static inline void move(char *mem, char *packed, MPI_Count len, int unpack)
 {
-    if (unpack)
-        memcpy(mem, packed, (size_t)len);
+    char *to = unpack ? mem : packed;
+    const char *from = unpack ? packed : mem;
+    if (len <= 64)
+        copy_small(to, from, (size_t)len);
     else
-        memcpy(packed, mem, (size_t)len);
+        memcpy(to, from, (size_t)len);
 }
 
 /* Move up to `bytes` data bytes between the layout under c and the contiguous `packed`. */
@@ -73,6 +102,28 @@ static MPI_Count xfer(weft_cursor *c, char *packed, MPI_Count bytes, int unpack)
                 done += l->u.list.len[i];
             }
             leaf->index = i - 1; /* the last run fully moved; the cursor resumes after it */
+            /* Whole further instances of the runs under a vector (an array of structs, an
+             * indexed type repeated): loop here instead of one cursor step per instance. */
+            if (i == n && c->depth >= 2 && ((const weft_node *)c->stack[c->depth - 2].node)->kind == WEFT_NODE_VECTOR) {
+                weft_cursor_frame *pf = &c->stack[c->depth - 2];
+                const weft_node *p = pf->node;
+                MPI_Count limit = c->depth == 2 ? c->count : p->u.vector.count;
+                MPI_Count m = (bytes - done) / l->size;
+                if (limit >= 0 && m > limit - pf->index - 1)
+                    m = limit - pf->index - 1;
+                MPI_Offset stride = p->u.vector.stride;
+                for (MPI_Count k = 1; k <= m; k++) {
+                    MPI_Offset at = o + k * stride;
+                    for (MPI_Count j = 0; j < n; j++) {
+                        move(addr(at + l->u.list.disp[j]), packed + done, l->u.list.len[j], unpack);
+                        done += l->u.list.len[j];
+                    }
+                }
+                if (m > 0) {
+                    pf->index += m;
+                    leaf->origin += m * stride;
+                }
+            }
         } else if (l->kind == WEFT_NODE_BLOCK && c->depth >= 2) {
             weft_cursor_frame *pf = &c->stack[c->depth - 2];
             const weft_node *p = pf->node;
