@@ -25,5 +25,5 @@ done
 disk_dir=${WEFT_BENCH_DISK_DIR:-/var/tmp/weft-bench}
 mkdir -p "$disk_dir"
 echo
-echo "==== benchmark: ./weft bench --suite quick --dir /dev/shm --dir $disk_dir ===="
-./weft bench --suite quick --dir /dev/shm --dir "$disk_dir"
+echo "==== benchmark: ./weft bench --suite quick --dir /dev/shm $disk_dir ===="
+./weft bench --suite quick --dir /dev/shm "$disk_dir"
