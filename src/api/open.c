@@ -1,5 +1,6 @@
 /* MPI_File_open, MPI_File_close, MPI_File_delete. */
 #include "api/api.h"
+#include "coll/shuffle.h"
 #include "common/trace.h"
 #include "xfer/xfer.h"
 
@@ -46,6 +47,7 @@ static void free_file(weft_file *f)
     if (!f)
         return;
     weft_view_release(&f->view);
+    weft_shuffle_release(f); /* collective (windows): before the communicator goes */
     if (f->comm != MPI_COMM_NULL)
         MPI_Comm_free(&f->comm);
     free(f->shared_fp_path);

@@ -15,6 +15,49 @@
  * 4. Errors: the communication pattern depends only on the plan, so a rank whose file access
  *    fails keeps exchanging data (skipping its file access) and the final agreement makes every
  *    rank return the error: nobody hangs.
+ *
+ * Shuffle primitives (weft_shuffle; DESIGN.md §3.3, seed 000 §3.1.2, seed 002).  The data
+ * positions a rank has in an aggregator's window are known on both sides, and so is where each
+ * piece lands in the aggregator's half: window.at[i] + (file offset - range lo).  The one-sided
+ * primitives use that: a sender packs its stream (as for isend) and moves it with ONE MPI_Put
+ * per aggregator and cycle whose target datatype is an hindexed list of those landing places
+ * (contiguous fast path for one piece), straight into the half — no staging on the aggregator
+ * and no offsets to exchange; the aggregator marks its `filled` bitmap by walking the same
+ * pieces from the views, without data.  Reads mirror it with MPI_Get from the half.
+ *  - isend: as above (packed streams into staging, scatter on arrival).  The default.
+ *  - put-fence: the halves are two MPI_Win_allocate windows over the file's communicator
+ *    (cycle_bytes on aggregators, 0 elsewhere), kept with the file.  shuffle_start opens an
+ *    epoch on the half's window with MPI_Win_fence and puts; shuffle_finish closes it with a
+ *    second fence.  A fence is blocking and collective, so it has no "test": the data-flow
+ *    schedule write-comm-2 (whose order of starts and finishes depends on each rank's own
+ *    MPI_Testall/backend results) could call the two windows' fences in different orders on
+ *    different ranks and deadlock.  put-fence therefore degrades write-comm-2 to write-comm
+ *    (the nearest fixed-order schedule with both phases non-blocking; counted in the stats as
+ *    `degraded`).  Every other schedule calls starts and finishes in the same order everywhere.
+ *  - put-lock: the same windows; puts inside MPI_Win_lock(SHARED)/MPI_Win_unlock per target
+ *    (unlock completes them at the target).  Synchronisation, per cycle, on a communicator of
+ *    the half (a dup of the file's): a blocking MPI_Barrier before the puts ("drained": every
+ *    aggregator reached this cycle's start, which in every schedule comes after the file access
+ *    of the half's previous cycle) and an MPI_Ibarrier after the unlocks ("full"), whose request
+ *    joins the half's requests.  Why barriers rather than per-pair notification messages: a
+ *    "drained" signal must reach every sender before it may put, which with messages is a
+ *    rendezvous (clear-to-send, put, done: three messages per pair per cycle) costing more than
+ *    isend itself; the barrier is one collective per cycle whatever the pair count, and the
+ *    Ibarrier makes "full" testable, so write-comm-2 keeps its data flow (MPI_Testall sees it).
+ *    Deadlock-free in any schedule: each half communicator sees barrier(c), ibarrier(c),
+ *    barrier(c+2), ... in the same order on every rank, and the only blocking wait a rank
+ *    enters before its puts is for others to reach the same cycle's start.
+ *  - shm: ranks in the aggregator's shared-memory group (the virtual node of f->node_of_rank,
+ *    split again with MPI_COMM_TYPE_SHARED) memcpy their pieces straight into its half, which
+ *    lives in an MPI_Win_allocate_shared window over the group (pointers from
+ *    MPI_Win_shared_query; the window stays in a lock_all epoch, MPI_Win_sync around every
+ *    barrier); ranks of other groups use isend, exactly as the isend primitive.  Synchronisation
+ *    as put-lock, over the group's half communicators, and only in groups holding an
+ *    aggregator of the call.  Reads: group members copy out of the half, others get isend.
+ * Windows and communicators are created by the first call that needs them, grown collectively
+ * (decided from the plan alone, so identically on every rank, no extra messages) and freed at
+ * close (weft_shuffle_release).  The primitive in use is rank 0's hint (it travels in the first
+ * allgather), so ranks never disagree on the pattern.
  */
 #include "coll/coll.h"
 
@@ -24,6 +67,7 @@
 #include <string.h>
 
 #include "coll/plan.h"
+#include "coll/shuffle.h"
 #include "common/error.h"
 #include "common/trace.h"
 #include "xfer/xfer.h"
@@ -31,7 +75,7 @@
 enum { TAG_VIEW = 0x5701, TAG_DATA = 0x5702 };
 
 /* What every rank tells every other at the start of a call. */
-enum { F_RC, F_FIRST, F_END, F_POSITION, F_BYTES, F_FILE_SIZE, F_FLAGS, F_COUNT };
+enum { F_RC, F_FIRST, F_END, F_POSITION, F_BYTES, F_FILE_SIZE, F_FLAGS, F_SHUFFLE, F_COUNT };
 enum { FLAG_INDEPENDENT = 1 }; /* this rank wants (or needs) the independent path */
 
 typedef struct remote_view {
@@ -48,6 +92,7 @@ typedef struct window {
 /* One half of the cycle buffer, with everything one cycle in flight needs.  With an overlap
  * schedule two cycles are in flight, one per half (seed 000 §3.1.1). */
 typedef struct half {
+    int index;                  /* 0 or 1: which half (and which window) */
     int cycle;                  /* the cycle this half holds */
     window win;                 /* the aggregator's own window of that cycle */
     unsigned char *buffer;      /* aggregator: cycle_bytes of the cycle buffer */
@@ -58,6 +103,8 @@ typedef struct half {
     MPI_Count *in_at;           /* P + 1 offsets of the incoming streams (aggregator) */
     MPI_Request *requests;
     int nreq;
+    MPI_Datatype *types;        /* put-fence: target types of puts in flight, freed at finish */
+    int ntypes;
     weft_xfer_op *ops;          /* file access in flight */
     struct iovec *iov;
     int nops, ops_cap;
@@ -78,6 +125,14 @@ typedef struct engine {
     int overlap;                /* weft_overlap in effect for this call (never "auto") */
     double shuffle_time, file_time; /* this call, this rank: what auto measures */
     int rc;                     /* first local failure */
+    int shuffle;                /* weft_shuffle_kind of this call (rank 0's hint) */
+    weft_shuffle_state *S;      /* f->shuffle */
+    unsigned char **shm_ptr;    /* shm: per aggregator, its segment if in my group, else NULL */
+    MPI_Offset *shm_half;       /* shm: per aggregator, bytes of each half of its segment */
+    int shm_sync;               /* shm: my group holds an aggregator and more than one rank */
+    MPI_Aint *pdisp;            /* RMA: landing places of my pieces for one aggregator */
+    int *plen;
+    int npieces, pcap;
 } engine;
 
 /* MPI_STATUSES_IGNORE is (MPI_Status *)1 in MPICH, whose prototypes carry access attributes:
@@ -390,10 +445,15 @@ static void engine_free(engine *e)
         free(h->out_at);
         free(h->in_at);
         free(h->requests);
+        free(h->types);
         free(h->ops);
         free(h->iov);
     }
     window_free(&e->scratch);
+    free(e->shm_ptr);
+    free(e->shm_half);
+    free(e->pdisp);
+    free(e->plen);
     weft_plan_free(&e->plan);
     free(e->all);
 }
@@ -475,6 +535,109 @@ static MPI_Count move_user_data(engine *e, const window *w, unsigned char *strea
     return at;
 }
 
+/* ---- Pieces without streams (RMA and shm) ------------------------------------------------ */
+
+typedef struct piece_ctx {
+    engine *e;
+    unsigned char *half_buffer; /* shm: the aggregator's half; NULL for other uses */
+    unsigned char *stream;      /* shm: my packed stream for that aggregator */
+    uint64_t *filled;           /* mark-only walk */
+    int to_half;                /* shm: 1 stream -> half (write), 0 half -> stream (read) */
+} piece_ctx;
+
+typedef void (*piece_fn)(piece_ctx *ctx, MPI_Offset in_buffer, MPI_Count length, MPI_Count at);
+
+/* Rank r's pieces in window w, in stream order: where each lands in the aggregator's half
+ * (in_buffer), its length, and its place in r's packed stream (at).  move_stream's walk. */
+static void walk_pieces(const engine *e, const window *w, const weft_dtype *filetype,
+                        MPI_Offset disp, int r, piece_fn fn, piece_ctx *ctx)
+{
+    MPI_Count at = 0;
+    for (int i = 0; i < w->n; i++) {
+        MPI_Offset lo, hi;
+        MPI_Count from, to;
+        range_of(e, w, i, &lo, &hi);
+        positions_in(filetype, disp, e->all[r][F_POSITION], e->all[r][F_BYTES], lo, hi, &from, &to);
+        if (to <= from)
+            continue;
+        weft_cursor c;
+        weft_cursor_init(&c, filetype, -1, disp);
+        weft_cursor_seek(&c, from);
+        MPI_Count left = to - from;
+        MPI_Offset offset;
+        MPI_Count length;
+        while (left > 0 && weft_cursor_next(&c, &offset, &length, left)) {
+            fn(ctx, w->at[i] + (offset - lo), length, at);
+            at += length;
+            left -= length;
+        }
+    }
+}
+
+static void piece_mark(piece_ctx *ctx, MPI_Offset in_buffer, MPI_Count length, MPI_Count at)
+{
+    (void)at;
+    mark(ctx->filled, in_buffer, length);
+}
+
+static void piece_copy(piece_ctx *ctx, MPI_Offset in_buffer, MPI_Count length, MPI_Count at)
+{
+    if (ctx->to_half)
+        memcpy(ctx->half_buffer + in_buffer, ctx->stream + at, (size_t)length);
+    else
+        memcpy(ctx->stream + at, ctx->half_buffer + in_buffer, (size_t)length);
+}
+
+static void piece_collect(piece_ctx *ctx, MPI_Offset in_buffer, MPI_Count length, MPI_Count at)
+{
+    (void)at;
+    engine *e = ctx->e;
+    if (e->npieces < 0)
+        return; /* out of memory earlier in this walk */
+    if (e->npieces > 0 && e->pdisp[e->npieces - 1] + e->plen[e->npieces - 1] == in_buffer) {
+        e->plen[e->npieces - 1] += (int)length; /* adjacent in the half: one block */
+        return;
+    }
+    if (e->npieces == e->pcap) {
+        int cap = e->pcap ? 2 * e->pcap : 64;
+        MPI_Aint *d = realloc(e->pdisp, sizeof *d * (size_t)cap);
+        if (d)
+            e->pdisp = d;
+        int *l = realloc(e->plen, sizeof *l * (size_t)cap);
+        if (l)
+            e->plen = l;
+        if (!d || !l) {
+            e->npieces = -1;
+            return;
+        }
+        e->pcap = cap;
+    }
+    e->pdisp[e->npieces] = (MPI_Aint)in_buffer;
+    e->plen[e->npieces] = (int)length;
+    e->npieces++;
+}
+
+/* Does rank r's data reach my half through a packed stream (isend), rather than by RMA or
+ * a copy through shared memory?  (Aggregator side.) */
+static int streams_from(const engine *e, int r)
+{
+    if (e->shuffle == WEFT_SHUFFLE_ISEND)
+        return 1;
+    if (e->shuffle == WEFT_SHUFFLE_SHM)
+        return e->S->shm_rank_of[r] < 0;
+    return 0;
+}
+
+/* Does my data for aggregator ag travel as a packed stream message?  (Sender side.) */
+static int streams_to(const engine *e, int ag)
+{
+    if (e->shuffle == WEFT_SHUFFLE_ISEND)
+        return 1;
+    if (e->shuffle == WEFT_SHUFFLE_SHM)
+        return e->shm_ptr[ag] == NULL;
+    return 0;
+}
+
 /* Sizes of everything the half will send and receive in `cycle`; sizes its staging. */
 static int prepare(engine *e, half *h, int cycle)
 {
@@ -495,7 +658,7 @@ static int prepare(engine *e, half *h, int cycle)
         load_window(e, &h->win, e->my_aggregator, cycle);
         for (int r = 0; r < P; r++) {
             h->in_at[r] = total;
-            if (e->views[r].filetype)
+            if (e->views[r].filetype && streams_from(e, r))
                 total += stream_size(e, &h->win, e->views[r].filetype, e->views[r].disp, r);
         }
         h->in_at[P] = total;
@@ -509,6 +672,110 @@ static int prepare(engine *e, half *h, int cycle)
 static MPI_Count incoming(const engine *e, const half *h, int r)
 {
     return e->my_aggregator >= 0 ? h->in_at[r + 1] - h->in_at[r] : 0;
+}
+
+/* ---- Shuffle primitives ------------------------------------------------------------------- */
+
+/* RMA: my data for aggregator ag in the half's cycle, as one MPI_Put (or MPI_Get) between my
+ * packed stream and the landing places in the aggregator's half window. */
+static void rma_move(engine *e, half *h, int ag, MPI_Win win, int get)
+{
+    weft_file *f = e->f;
+    MPI_Count size = h->out_at[ag + 1] - h->out_at[ag];
+    unsigned char *origin = h->staging + h->out_at[ag];
+    int target = e->plan.aggregator_rank[ag];
+    piece_ctx ctx = {.e = e};
+    load_window(e, &e->scratch, ag, h->cycle);
+    e->npieces = 0;
+    walk_pieces(e, &e->scratch, f->view.filetype_t, f->view.disp, f->rank, piece_collect, &ctx);
+    if (e->npieces < 0) { /* out of memory: skip the transfer; the final agreement reports it */
+        note_failure(e, -ENOMEM);
+        return;
+    }
+    if (e->npieces == 1) {
+        if (get)
+            MPI_Get(origin, (int)size, MPI_BYTE, target, e->pdisp[0], (int)size, MPI_BYTE, win);
+        else
+            MPI_Put(origin, (int)size, MPI_BYTE, target, e->pdisp[0], (int)size, MPI_BYTE, win);
+        return;
+    }
+    MPI_Datatype type;
+    MPI_Type_create_hindexed(e->npieces, e->plen, e->pdisp, MPI_BYTE, &type);
+    MPI_Type_commit(&type);
+    if (get)
+        MPI_Get(origin, (int)size, MPI_BYTE, target, 0, 1, type, win);
+    else
+        MPI_Put(origin, (int)size, MPI_BYTE, target, 0, 1, type, win);
+    /* Kept until the epoch closes (freeing now is allowed, but costs nothing to avoid). */
+    h->types[h->ntypes++] = type;
+}
+
+static void free_types(half *h)
+{
+    for (int k = 0; k < h->ntypes; k++)
+        MPI_Type_free(&h->types[k]);
+    h->ntypes = 0;
+}
+
+/* MPI_Win_sync on my own half window: my loads/stores and the window's public copy agree. */
+static void rma_sync_self(engine *e, half *h)
+{
+    MPI_Win win = e->S->rma_win[h->index];
+    MPI_Win_lock(MPI_LOCK_SHARED, e->f->rank, 0, win);
+    MPI_Win_sync(win);
+    MPI_Win_unlock(e->f->rank, win);
+}
+
+/* put-lock/shm: lock, move, unlock to every aggregator I have data for (RMA), or copy through
+ * shared memory (shm, aggregators of my group). */
+static void direct_moves(engine *e, half *h, int get)
+{
+    int A = e->plan.naggregators;
+    for (int ag = 0; ag < A; ag++) {
+        MPI_Count size = h->out_at[ag + 1] - h->out_at[ag];
+        if (size <= 0 || streams_to(e, ag))
+            continue;
+        if (e->shuffle == WEFT_SHUFFLE_SHM) {
+            piece_ctx ctx = {.e = e, .half_buffer = e->shm_ptr[ag] + h->index * e->shm_half[ag],
+                             .stream = h->staging + h->out_at[ag], .to_half = !get};
+            load_window(e, &e->scratch, ag, h->cycle);
+            walk_pieces(e, &e->scratch, e->f->view.filetype_t, e->f->view.disp, e->f->rank,
+                        piece_copy, &ctx);
+        } else if (e->shuffle == WEFT_SHUFFLE_PUT_LOCK) {
+            MPI_Win win = e->S->rma_win[h->index];
+            int target = e->plan.aggregator_rank[ag];
+            MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win);
+            rma_move(e, h, ag, win, get);
+            MPI_Win_unlock(target, win);
+            free_types(h);
+        } else {
+            rma_move(e, h, ag, e->S->rma_win[h->index], get);
+        }
+    }
+}
+
+/* The "drained" barrier of put-lock and shm (blocking; see the header), then my moves, then
+ * the "full" Ibarrier whose request joins the half's requests. */
+static void barrier_moves(engine *e, half *h, int get)
+{
+    if (e->shuffle == WEFT_SHUFFLE_PUT_LOCK) {
+        MPI_Comm c = e->S->rma_half_comm[h->index];
+        if (e->my_aggregator >= 0 && get)
+            rma_sync_self(e, h); /* the file data read into my half is public */
+        MPI_Barrier(c);
+        direct_moves(e, h, get);
+        MPI_Ibarrier(c, &h->requests[h->nreq++]);
+    } else if (e->shm_sync) {
+        MPI_Comm c = e->S->shm_half_comm[h->index];
+        MPI_Win_sync(e->S->shm_win);
+        MPI_Barrier(c);
+        MPI_Win_sync(e->S->shm_win);
+        direct_moves(e, h, get);
+        MPI_Win_sync(e->S->shm_win);
+        MPI_Ibarrier(c, &h->requests[h->nreq++]);
+    } else {
+        direct_moves(e, h, get); /* shm group of one (or without aggregator): all local */
+    }
 }
 
 /* Write shuffle: post receives (aggregator), pack and send to every aggregator. */
@@ -529,24 +796,44 @@ static void shuffle_start(engine *e, half *h, int cycle)
             continue;
         load_window(e, &e->scratch, ag, cycle);
         move_user_data(e, &e->scratch, h->staging + h->out_at[ag], 1);
-        MPI_Isend(h->staging + h->out_at[ag], (int)size, MPI_BYTE, e->plan.aggregator_rank[ag], tag,
-                  f->comm, &h->requests[h->nreq++]);
+        if (streams_to(e, ag))
+            MPI_Isend(h->staging + h->out_at[ag], (int)size, MPI_BYTE, e->plan.aggregator_rank[ag],
+                      tag, f->comm, &h->requests[h->nreq++]);
+    }
+    if (e->shuffle == WEFT_SHUFFLE_PUT_FENCE) {
+        MPI_Win_fence(0, e->S->rma_win[h->index]); /* opens the epoch */
+        direct_moves(e, h, 0);
+    } else if (e->shuffle != WEFT_SHUFFLE_ISEND) {
+        barrier_moves(e, h, 0);
     }
     e->shuffle_time += weft_now() - t0;
     weft_trace_end(t0, "shuffle post", "shuffle", WEFT_TRACE_LANE_MPI, cycle);
 }
 
-/* Write shuffle completion: wait, then scatter what arrived into the half's buffer. */
+/* Write shuffle completion: wait, then scatter what arrived into the half's buffer and mark
+ * what was put or copied there directly. */
 static void shuffle_finish(engine *e, half *h)
 {
     double t0 = weft_now();
     wait_all(h->nreq, h->requests);
     h->nreq = 0;
+    if (e->shuffle == WEFT_SHUFFLE_PUT_FENCE) {
+        MPI_Win_fence(0, e->S->rma_win[h->index]); /* closes it: every put is in place */
+        free_types(h);
+    } else if (e->shuffle == WEFT_SHUFFLE_PUT_LOCK && e->my_aggregator >= 0) {
+        rma_sync_self(e, h);
+    } else if (e->shuffle == WEFT_SHUFFLE_SHM && e->shm_sync) {
+        MPI_Win_sync(e->S->shm_win);
+    }
     if (e->my_aggregator >= 0 && h->win.n > 0) {
         memset(h->filled, 0, sizeof(uint64_t) * (size_t)(e->plan.cycle_bytes / 64 + 2));
-        for (int r = 0; r < e->f->nprocs; r++)
+        piece_ctx ctx = {.e = e, .filled = h->filled};
+        for (int r = 0; r < e->f->nprocs; r++) {
             if (incoming(e, h, r) > 0)
                 move_stream(e, h, e->views[r].filetype, e->views[r].disp, r, h->staging + h->in_at[r], 1);
+            else if (e->views[r].filetype && !streams_from(e, r))
+                walk_pieces(e, &h->win, e->views[r].filetype, e->views[r].disp, r, piece_mark, &ctx);
+        }
     }
     e->shuffle_time += weft_now() - t0;
     weft_trace_end(t0, "shuffle wait+scatter", "shuffle", WEFT_TRACE_LANE_MPI, h->cycle);
@@ -632,7 +919,7 @@ static void file_finish(engine *e, half *h)
 }
 
 /* Read scatter: aggregator sends each rank its part of the half's buffer; everyone posts
- * receives for its parts. */
+ * receives for its parts (or gets/copies them directly, with the other primitives). */
 static void scatter_start(engine *e, half *h)
 {
     weft_file *f = e->f;
@@ -641,7 +928,7 @@ static void scatter_start(engine *e, half *h)
     int tag = TAG_DATA + (h->cycle & 1);
     for (int ag = 0; ag < A; ag++) {
         MPI_Count size = h->out_at[ag + 1] - h->out_at[ag];
-        if (size > 0)
+        if (size > 0 && streams_to(e, ag))
             MPI_Irecv(h->staging + h->out_at[ag], (int)size, MPI_BYTE, e->plan.aggregator_rank[ag],
                       tag, f->comm, &h->requests[h->nreq++]);
     }
@@ -652,6 +939,12 @@ static void scatter_start(engine *e, half *h)
         MPI_Isend(h->staging + h->in_at[r], (int)incoming(e, h, r), MPI_BYTE, r, tag, f->comm,
                   &h->requests[h->nreq++]);
     }
+    if (e->shuffle == WEFT_SHUFFLE_PUT_FENCE) {
+        MPI_Win_fence(0, e->S->rma_win[h->index]); /* the read data is exposed */
+        direct_moves(e, h, 1);
+    } else if (e->shuffle != WEFT_SHUFFLE_ISEND) {
+        barrier_moves(e, h, 1);
+    }
     e->shuffle_time += weft_now() - t0;
     weft_trace_end(t0, "scatter post", "shuffle", WEFT_TRACE_LANE_MPI, h->cycle);
 }
@@ -661,6 +954,10 @@ static void scatter_finish(engine *e, half *h)
     double t0 = weft_now();
     wait_all(h->nreq, h->requests);
     h->nreq = 0;
+    if (e->shuffle == WEFT_SHUFFLE_PUT_FENCE) {
+        MPI_Win_fence(0, e->S->rma_win[h->index]); /* every get is done: the half is free */
+        free_types(h);
+    }
     for (int ag = 0; ag < e->plan.naggregators; ag++) {
         if (h->out_at[ag + 1] - h->out_at[ag] <= 0)
             continue;
@@ -826,13 +1123,173 @@ static int choose_overlap(engine *e)
     return OVERLAP_WRITE_COMM;
 }
 
+/* ---- Windows and communicators of the shuffle primitives ------------------------------------ */
+
+/* The local part (no MPI): the file's state object and arrays.  Agreed on before setup. */
+static int shuffle_prepare(engine *e)
+{
+    weft_file *f = e->f;
+    int P = f->nprocs, A = e->plan.naggregators;
+    if (e->shuffle == WEFT_SHUFFLE_ISEND)
+        return 0;
+    if (!f->shuffle)
+        f->shuffle = calloc(1, sizeof *f->shuffle);
+    if (!f->shuffle)
+        return -ENOMEM;
+    weft_shuffle_state *S = e->S = f->shuffle;
+    if (e->shuffle == WEFT_SHUFFLE_SHM) {
+        e->shm_ptr = calloc((size_t)A + 1, sizeof *e->shm_ptr);
+        e->shm_half = calloc((size_t)A + 1, sizeof *e->shm_half);
+        if (!S->shm_group)
+            S->shm_group = malloc(sizeof(int) * (size_t)P);
+        if (!S->shm_rank_of)
+            S->shm_rank_of = malloc(sizeof(int) * (size_t)P);
+        if (!S->shm_have)
+            S->shm_have = calloc((size_t)P, sizeof(MPI_Offset));
+        return e->shm_ptr && e->shm_half && S->shm_group && S->shm_rank_of && S->shm_have ? 0
+                                                                                        : -ENOMEM;
+    }
+    if (!S->rma_have)
+        S->rma_have = calloc((size_t)P, sizeof(MPI_Offset));
+    return S->rma_have ? 0 : -ENOMEM;
+}
+
+/* The collective part: create or grow the windows the plan needs.  Whether to grow is decided
+ * from the plan and the sizes every rank keeps of every window segment, so all members of a
+ * window decide alike without a message.  Sets the aggregator's half buffers. */
+static void shuffle_setup(engine *e)
+{
+    weft_file *f = e->f;
+    weft_shuffle_state *S = e->S;
+    int A = e->plan.naggregators;
+    MPI_Offset need = e->plan.cycle_bytes;
+    if (e->shuffle == WEFT_SHUFFLE_PUT_FENCE || e->shuffle == WEFT_SHUFFLE_PUT_LOCK) {
+        int grow = !S->rma_windows;
+        for (int ag = 0; ag < A; ag++)
+            if (S->rma_have[e->plan.aggregator_rank[ag]] < need)
+                grow = 1;
+        if (grow) {
+            for (int k = 0; k < 2 && S->rma_windows; k++)
+                MPI_Win_free(&S->rma_win[k]);
+            for (int ag = 0; ag < A; ag++)
+                if (S->rma_have[e->plan.aggregator_rank[ag]] < need)
+                    S->rma_have[e->plan.aggregator_rank[ag]] = need;
+            for (int k = 0; k < 2; k++)
+                MPI_Win_allocate((MPI_Aint)S->rma_have[f->rank], 1, MPI_INFO_NULL, f->comm,
+                                 &S->rma_base[k], &S->rma_win[k]);
+            S->rma_windows = 1;
+        }
+        if (e->shuffle == WEFT_SHUFFLE_PUT_LOCK && !S->rma_comms) {
+            MPI_Comm_dup(f->comm, &S->rma_half_comm[0]);
+            MPI_Comm_dup(f->comm, &S->rma_half_comm[1]);
+            S->rma_comms = 1;
+        }
+        for (int k = 0; k < 2 && e->my_aggregator >= 0; k++)
+            e->halves[k].buffer = S->rma_base[k];
+        return;
+    }
+    /* shm */
+    if (!S->shm_comms) {
+        int P = f->nprocs;
+        MPI_Comm node;
+        MPI_Comm_split(f->comm, f->node_of_rank[f->rank], f->rank, &node);
+        MPI_Comm_split_type(node, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &S->shm_comm);
+        MPI_Comm_free(&node);
+        MPI_Comm_rank(S->shm_comm, &S->shm_rank);
+        MPI_Comm_size(S->shm_comm, &S->shm_size);
+        int leader = f->rank;
+        MPI_Allreduce(&f->rank, &leader, 1, MPI_INT, MPI_MIN, S->shm_comm);
+        MPI_Allgather(&leader, 1, MPI_INT, S->shm_group, 1, MPI_INT, f->comm);
+        for (int r = 0; r < P; r++)
+            S->shm_rank_of[r] = -1;
+        /* My group's members are the file ranks with my leader, in file-rank order, which is
+         * their order in shm_comm (both splits keep the file's order). */
+        for (int r = 0, n = 0; r < P; r++)
+            if (S->shm_group[r] == leader)
+                S->shm_rank_of[r] = n++;
+        MPI_Comm_dup(S->shm_comm, &S->shm_half_comm[0]);
+        MPI_Comm_dup(S->shm_comm, &S->shm_half_comm[1]);
+        S->shm_comms = 1;
+    }
+    int grow = 0, any = 0;
+    for (int ag = 0; ag < A; ag++) {
+        int sr = S->shm_rank_of[e->plan.aggregator_rank[ag]];
+        if (sr >= 0) {
+            any = 1;
+            if (S->shm_have[sr] < need)
+                grow = 1;
+        }
+    }
+    if (grow) {
+        if (S->shm_window) {
+            MPI_Win_unlock_all(S->shm_win);
+            MPI_Win_free(&S->shm_win);
+        }
+        for (int ag = 0; ag < A; ag++) {
+            int sr = S->shm_rank_of[e->plan.aggregator_rank[ag]];
+            if (sr >= 0 && S->shm_have[sr] < need)
+                S->shm_have[sr] = need;
+        }
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "alloc_shared_noncontig", "true"); /* each segment near its owner */
+        void *base = NULL;
+        MPI_Win_allocate_shared((MPI_Aint)(2 * S->shm_have[S->shm_rank]), 1, info, S->shm_comm,
+                                &base, &S->shm_win);
+        MPI_Info_free(&info);
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, S->shm_win); /* for MPI_Win_sync, until freed */
+        S->shm_window = 1;
+    }
+    e->shm_sync = any && S->shm_size > 1;
+    for (int ag = 0; ag < A; ag++) {
+        int sr = S->shm_rank_of[e->plan.aggregator_rank[ag]];
+        if (sr < 0)
+            continue;
+        MPI_Aint size;
+        int unit;
+        void *ptr;
+        MPI_Win_shared_query(S->shm_win, sr, &size, &unit, &ptr);
+        e->shm_ptr[ag] = ptr;
+        e->shm_half[ag] = S->shm_have[sr];
+    }
+    for (int k = 0; k < 2 && e->my_aggregator >= 0; k++)
+        e->halves[k].buffer = e->shm_ptr[e->my_aggregator] + k * e->shm_half[e->my_aggregator];
+}
+
+void weft_shuffle_release(weft_file *f)
+{
+    weft_shuffle_state *S = f->shuffle;
+    if (!S)
+        return;
+    /* The same objects in the same order on every rank (created by the same calls). */
+    for (int k = 0; k < 2 && S->rma_windows; k++)
+        MPI_Win_free(&S->rma_win[k]);
+    for (int k = 0; k < 2 && S->rma_comms; k++)
+        MPI_Comm_free(&S->rma_half_comm[k]);
+    if (S->shm_window) {
+        MPI_Win_unlock_all(S->shm_win);
+        MPI_Win_free(&S->shm_win);
+    }
+    if (S->shm_comms) {
+        MPI_Comm_free(&S->shm_half_comm[0]);
+        MPI_Comm_free(&S->shm_half_comm[1]);
+        MPI_Comm_free(&S->shm_comm);
+    }
+    free(S->rma_have);
+    free(S->shm_group);
+    free(S->shm_rank_of);
+    free(S->shm_have);
+    free(S);
+    f->shuffle = NULL;
+}
+
 static int run_cycles(engine *e)
 {
     weft_file *f = e->f;
     int P = f->nprocs, A = e->plan.naggregators;
     int rc = window_alloc(&e->scratch, weft_plan_window_max(&e->plan));
     MPI_Offset half_bytes = e->plan.cycle_bytes;
-    if (e->my_aggregator >= 0 && rc == 0) {
+    if (e->my_aggregator >= 0 && rc == 0 && e->shuffle == WEFT_SHUFFLE_ISEND) {
         MPI_Offset need = 2 * half_bytes;
         if (f->cycle_buffer_size < need) {
             free(f->cycle_buffer);
@@ -846,20 +1303,28 @@ static int run_cycles(engine *e)
         half *h = &e->halves[k];
         h->out_at = malloc(sizeof(MPI_Count) * (size_t)(A + 1));
         h->in_at = malloc(sizeof(MPI_Count) * (size_t)(P + 1));
-        h->requests = malloc(sizeof(MPI_Request) * (size_t)(P + A));
-        if (!h->out_at || !h->in_at || !h->requests || window_alloc(&h->win, weft_plan_window_max(&e->plan)))
+        h->index = k;
+        h->requests = malloc(sizeof(MPI_Request) * (size_t)(P + A + 1)); /* + a barrier */
+        h->types = malloc(sizeof(MPI_Datatype) * (size_t)(A + 1));
+        if (!h->out_at || !h->in_at || !h->requests || !h->types ||
+            window_alloc(&h->win, weft_plan_window_max(&e->plan)))
             rc = -ENOMEM;
         if (e->my_aggregator >= 0 && rc == 0) {
-            h->buffer = (unsigned char *)f->cycle_buffer + k * half_bytes;
+            if (e->shuffle == WEFT_SHUFFLE_ISEND)
+                h->buffer = (unsigned char *)f->cycle_buffer + k * half_bytes;
             h->filled = calloc((size_t)(half_bytes / 64 + 2), sizeof(uint64_t));
             if (!h->filled)
                 rc = -ENOMEM;
         }
     }
+    if (rc == 0)
+        rc = shuffle_prepare(e);
     /* Allocation failures are agreed on before any message flies. */
     rc = weft_agree(f->comm, rc);
     if (rc < 0)
         return rc;
+    if (e->shuffle != WEFT_SHUFFLE_ISEND)
+        shuffle_setup(e); /* collective: windows created or grown */
     /* The staging buffers of the last call, kept by the file (engine_free hands them back). */
     for (int k = 0; k < 2; k++) {
         e->halves[k].staging = f->coll_staging[k];
@@ -915,7 +1380,8 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     double t0 = weft_now();
 
     /* What I access, and whether I can go through aggregation at all. */
-    int64_t mine[F_COUNT] = {rc, -1, -1, a->view_position, a->bytes, 0, 0};
+    int64_t mine[F_COUNT] = {rc, -1, -1, a->view_position, a->bytes, 0, 0,
+                             f->hints.value[WEFT_HINT_WEFT_SHUFFLE]};
     const weft_dtype *ft = f->view.filetype_t;
     if (a->bytes > 0) {
         mine[F_FIRST] = weft_view_byte_offset(&f->view, a->view_position);
@@ -1004,6 +1470,14 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     for (int ag = 0; ag < e.plan.naggregators; ag++)
         if (e.plan.aggregator_rank[ag] == f->rank)
             e.my_aggregator = ag;
+    /* The primitive is rank 0's hint, so every rank follows the same pattern.  put-fence has
+     * no testable completion: write-comm-2 runs as write-comm (see the header). */
+    e.shuffle = (int)e.all[0][F_SHUFFLE];
+    int degraded = 0;
+    if (e.shuffle == WEFT_SHUFFLE_PUT_FENCE && e.overlap == OVERLAP_WRITE_COMM_2) {
+        e.overlap = OVERLAP_WRITE_COMM;
+        degraded = a->write; /* reads prefetch the same way under both */
+    }
     f->stats.aggregators = e.plan.naggregators;
     f->stats.partition = (int)f->hints.value[WEFT_HINT_WEFT_PARTITION];
 
@@ -1021,6 +1495,8 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
         f->stats.file_seconds += e.file_time;
         f->stats.overlap = e.overlap;
         f->stats.backend = (int)actual;
+        f->stats.shuffle = e.shuffle;
+        f->stats.degraded += (uint64_t)degraded;
     }
     *agreed_out = agreed;
     if (agreed == 0) {

@@ -64,6 +64,12 @@ typedef enum {
       "How collective I/O splits the accessed range into aggregator file domains (seed 000 " \
       "§2.2.2): even is ROMIO's; the aligned and cyclic ones keep stripes whole for striped " \
       "file systems (striping_unit, striping_factor).") \
+    X(WEFT_SHUFFLE, "weft_shuffle", ENUM, "isend", 0, 0, "isend|put-fence|put-lock|shm", \
+      "How collective I/O moves data between ranks and aggregators (seed 000 §3.1.2): " \
+      "MPI_Isend/Irecv; MPI_Put with fence epochs; MPI_Put under shared locks with per-cycle " \
+      "barriers; or memcpy into the aggregator's buffer through a shared-memory window on its " \
+      "node (isend across nodes). isend is the default: it needs no windows and no " \
+      "collective synchronisation per cycle, and no primitive won everywhere in the seed.") \
     X(WEFT_OVERLAP, "weft_overlap", ENUM, "auto", 0, 0, \
       "none|comm|write|write-comm|write-comm-2|auto", \
       "Overlap of shuffle and file access in collective writes (seed 000 §3.1.1, Algorithms " \

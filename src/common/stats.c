@@ -22,19 +22,20 @@ int weft_stats_enabled(void)
 
 static const char *choice_name(int hint, int index, int slot)
 {
-    static char names[3][WEFT_HINT_STRING_MAX];
+    static char names[4][WEFT_HINT_STRING_MAX];
     weft_hint_choice_text(hint, index, names[slot], sizeof names[slot]);
     return names[slot];
 }
 
 void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
 {
-    enum { N = 2 * WEFT_STAT_KINDS + 3 };
+    enum { N = 2 * WEFT_STAT_KINDS + 4 };
     uint64_t local[N], total[N];
     for (int k = 0; k < WEFT_STAT_KINDS; k++) {
         local[k] = s->calls[k];
         local[WEFT_STAT_KINDS + k] = s->bytes[k];
     }
+    local[N - 4] = s->degraded;
     local[N - 3] = s->syscalls;
     local[N - 2] = s->collective_aggregated;
     local[N - 1] = s->collective_independent;
@@ -60,7 +61,7 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            "read_calls{contig=%llu,noncontig=%llu,collective=%llu} syscalls=%llu "
            "open_seconds=%.6f access_seconds=%.6f bandwidth_MBps=%.1f "
            "collective{aggregated=%llu,independent=%llu,aggregators=%d,partition=%s,overlap=%s,"
-           "backend=%s} "
+           "shuffle=%s,degraded=%llu,backend=%s} "
            "phases{plan=%.6f,shuffle=%.6f,file=%.6f}\n",
            path, size, (unsigned long long)written, (unsigned long long)read,
            (unsigned long long)calls[WEFT_STAT_WRITE_CONTIG],
@@ -74,6 +75,7 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            (unsigned long long)total[N - 1], max_aggregators,
            choice_name(WEFT_HINT_WEFT_PARTITION, s->partition, 0),
            choice_name(WEFT_HINT_WEFT_OVERLAP, s->overlap, 1),
+           choice_name(WEFT_HINT_WEFT_SHUFFLE, s->shuffle, 3), (unsigned long long)total[N - 4],
            choice_name(WEFT_HINT_WEFT_BACKEND, s->backend, 2),
            max_times[2], max_times[3], max_times[4]);
     fflush(stdout);

@@ -34,6 +34,8 @@ typedef struct weft_stats {
     int partition;              /* weft_partition of the last aggregated call (hint index) */
     int overlap;                /* overlap schedule of the last aggregated call (auto's pick) */
     int backend;                /* transfer backend in use (after any fallback) */
+    int shuffle;                /* weft_shuffle of the last aggregated call (hint index) */
+    uint64_t degraded;          /* aggregated calls whose overlap schedule the shuffle degraded */
     double opened_at;           /* weft_now() at open */
 } weft_stats;
 

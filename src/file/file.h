@@ -49,6 +49,7 @@ typedef struct weft_file {
     void *coll_staging[2];        /* collective engine: packed streams of each half, kept */
     MPI_Count coll_staging_size[2];
     int overlap_chosen;           /* weft_overlap=auto: the schedule picked, -1 until then */
+    struct weft_shuffle_state *shuffle; /* collective engine: windows of weft_shuffle, kept */
     int split_active;             /* a split collective is in progress */
     MPI_Status split_status;
     int split_rc;
