@@ -7,7 +7,9 @@
 #include "access/access.h"
 #include "common/error.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/uio.h>
 
 #include "xfer/xfer.h"
@@ -42,38 +44,33 @@ static int flush_run(weft_file *f, int write, run *r, MPI_Count *done, int *eof,
     return rc;
 }
 
-int weft_access_independent(weft_file *f, const weft_access *a, MPI_Count *done,
-                            MPI_Offset *offset_out)
+/* Move `bytes` bytes of view data starting at view position `position` between the file and
+ * the memory walked by `mem_cursor`. */
+static int list_io(weft_file *f, int write, MPI_Count position, weft_cursor *mem_cursor,
+                   MPI_Count bytes, MPI_Count *done, MPI_Offset *offset_out)
 {
-    *done = 0;
-    if (a->bytes == 0)
-        return 0;
-    if (weft_dtype_size(f->view.filetype_t) == 0)
-        return WEFT_MPI_ERR(MPI_ERR_TYPE); /* checked by the API layer; never loop forever */
-
-    weft_cursor file_cursor, mem_cursor;
+    weft_cursor file_cursor;
     weft_cursor_init(&file_cursor, f->view.filetype_t, -1, f->view.disp);
-    int rc = weft_cursor_seek(&file_cursor, a->view_position);
+    int rc = weft_cursor_seek(&file_cursor, position);
     if (rc)
         return rc;
-    weft_cursor_init(&mem_cursor, a->memtype, a->count, (MPI_Offset)(intptr_t)a->buf);
 
     static __thread run r;
     r.entries = 0;
     r.bytes = 0;
-    MPI_Count remaining = a->bytes;
+    MPI_Count remaining = bytes;
     MPI_Offset file_offset = 0, mem_offset = 0;
     MPI_Count file_left = 0, mem_left = 0;
     int eof = 0;
     while (remaining > 0 && !eof) {
         if (file_left == 0 && !weft_cursor_next(&file_cursor, &file_offset, &file_left, remaining))
             break;
-        if (mem_left == 0 && !weft_cursor_next(&mem_cursor, &mem_offset, &mem_left, remaining))
+        if (mem_left == 0 && !weft_cursor_next(mem_cursor, &mem_offset, &mem_left, remaining))
             break;
         MPI_Count piece = file_left < mem_left ? file_left : mem_left;
         int touches = r.entries > 0 && r.start + r.bytes == file_offset;
         if (!touches || r.entries == RUN_MAX_ENTRIES) {
-            rc = flush_run(f, a->write, &r, done, &eof, offset_out);
+            rc = flush_run(f, write, &r, done, &eof, offset_out);
             if (rc || eof)
                 break;
             r.start = file_offset;
@@ -89,6 +86,72 @@ int weft_access_independent(weft_file *f, const weft_access *a, MPI_Count *done,
         remaining -= piece;
     }
     if (rc == 0 && !eof)
-        rc = flush_run(f, a->write, &r, done, &eof, offset_out);
+        rc = flush_run(f, write, &r, done, &eof, offset_out);
     return rc;
+}
+
+/* Memory layouts of many short runs (guard cells stripped by a subarray, strided elements)
+ * go through a bounce buffer: the kernel copies iovec entries one by one, while the datatype
+ * engine packs short runs several times faster, and the file then sees one vector per file
+ * run.  Decided from the first pieces of the layout. */
+#define BOUNCE_BYTES ((MPI_Count)4 << 20)
+#define SHORT_RUN 2048
+
+static int fragmented(const weft_access *a)
+{
+    if (weft_dtype_is_contiguous(a->memtype))
+        return 0;
+    weft_cursor c;
+    weft_cursor_init(&c, a->memtype, a->count, (MPI_Offset)(intptr_t)a->buf);
+    MPI_Offset offsets[16];
+    MPI_Count lengths[16], covered = 0;
+    size_t n = weft_cursor_flatten(&c, a->bytes, offsets, lengths, 16, &covered);
+    return n > 1 && covered / (MPI_Count)n < SHORT_RUN;
+}
+
+static int bounced_io(weft_file *f, const weft_access *a, MPI_Count *done, MPI_Offset *offset_out)
+{
+    static const weft_dtype *bytes_type;
+    if (!bytes_type) {
+        int rc = weft_dtype_get(MPI_BYTE, &bytes_type);
+        if (rc)
+            return rc;
+    }
+    MPI_Count chunk_max = a->bytes < BOUNCE_BYTES ? a->bytes : BOUNCE_BYTES;
+    unsigned char *bounce = malloc((size_t)chunk_max);
+    if (!bounce)
+        return -ENOMEM;
+    int rc = 0;
+    for (MPI_Count at = 0; at < a->bytes && rc == 0;) {
+        MPI_Count chunk = a->bytes - at < chunk_max ? a->bytes - at : chunk_max;
+        if (a->write)
+            weft_pack(a->buf, a->count, a->memtype, at, chunk, bounce);
+        weft_cursor mem;
+        weft_cursor_init(&mem, bytes_type, chunk, (MPI_Offset)(intptr_t)bounce);
+        MPI_Count moved = 0;
+        rc = list_io(f, a->write, a->view_position + at, &mem, chunk, &moved, offset_out);
+        if (!a->write && moved > 0)
+            weft_unpack(bounce, moved, a->buf, a->count, a->memtype, at);
+        *done += moved;
+        at += moved;
+        if (moved < chunk)
+            break; /* end of file (reads) or an error */
+    }
+    free(bounce);
+    return rc;
+}
+
+int weft_access_independent(weft_file *f, const weft_access *a, MPI_Count *done,
+                            MPI_Offset *offset_out)
+{
+    *done = 0;
+    if (a->bytes == 0)
+        return 0;
+    if (weft_dtype_size(f->view.filetype_t) == 0)
+        return WEFT_MPI_ERR(MPI_ERR_TYPE); /* checked by the API layer; never loop forever */
+    if (fragmented(a))
+        return bounced_io(f, a, done, offset_out);
+    weft_cursor mem_cursor;
+    weft_cursor_init(&mem_cursor, a->memtype, a->count, (MPI_Offset)(intptr_t)a->buf);
+    return list_io(f, a->write, a->view_position, &mem_cursor, a->bytes, done, offset_out);
 }
