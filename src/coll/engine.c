@@ -103,8 +103,11 @@ typedef struct half {
     MPI_Count *in_at;           /* P + 1 offsets of the incoming streams (aggregator) */
     MPI_Request *requests;
     int nreq;
-    MPI_Datatype *types;        /* put-fence: target types of puts in flight, freed at finish */
+    MPI_Datatype *types;        /* datatypes of transfers in flight, freed at finish */
     int ntypes;
+    char *in_place;             /* isend: P flags (aggregator: rank r's data moves straight
+                                   between MPI and the half) then A flags (mine: straight
+                                   between MPI and the user's buffer) */
     weft_xfer_op *ops;          /* file access in flight */
     struct iovec *iov;
     int nops, ops_cap;
@@ -446,6 +449,7 @@ static void engine_free(engine *e)
         free(h->in_at);
         free(h->requests);
         free(h->types);
+        free(h->in_place);
         free(h->ops);
         free(h->iov);
     }
@@ -779,6 +783,67 @@ static void barrier_moves(engine *e, half *h, int get)
 }
 
 /* Write shuffle: post receives (aggregator), pack and send to every aggregator. */
+/* ---- isend in place ------------------------------------------------------------------------
+ * Staging costs two copies (pack, scatter).  When rank r's pieces in the half are long enough
+ * that MPI moves them well itself, the aggregator receives (or sends) them straight into (or
+ * from) the half with an hindexed datatype built from r's view; when my memory is contiguous,
+ * my data moves straight from (into) the user's buffer.  Short pieces keep the staging path,
+ * where the datatype engine's copy loops beat a datatype of millions of entries. */
+#define IN_PLACE_RUN 256
+
+static int half_type(engine *e, half *h, int r, MPI_Count size, MPI_Datatype *type)
+{
+    if (e->shuffle != WEFT_SHUFFLE_ISEND)
+        return 0;
+    piece_ctx ctx = {.e = e};
+    e->npieces = 0;
+    walk_pieces(e, &h->win, e->views[r].filetype, e->views[r].disp, r, piece_collect, &ctx);
+    if (e->npieces <= 0 || size / e->npieces < IN_PLACE_RUN)
+        return 0;
+    MPI_Type_create_hindexed(e->npieces, e->plen, e->pdisp, MPI_BYTE, type);
+    MPI_Type_commit(type);
+    h->types[h->ntypes++] = *type;
+    return 1;
+}
+
+/* My data inside window w as (buffer, count, type) over the user's contiguous memory. */
+static int user_in_place(engine *e, half *h, const window *w, MPI_Count size, void **buffer,
+                         int *count, MPI_Datatype *type)
+{
+    const weft_access *a = e->a;
+    if (e->shuffle != WEFT_SHUFFLE_ISEND || !weft_dtype_is_contiguous(a->memtype))
+        return 0;
+    char *data = (char *)a->buf + weft_dtype_lb(a->memtype); /* data byte k is data[k] */
+    MPI_Aint *addresses = malloc(sizeof *addresses * (size_t)(w->n + 1));
+    int *lengths = malloc(sizeof *lengths * (size_t)(w->n + 1));
+    int n = 0;
+    for (int i = 0; addresses && lengths && i < w->n; i++) {
+        MPI_Offset lo, hi;
+        MPI_Count from, to;
+        range_of(e, w, i, &lo, &hi);
+        positions_in(e->f->view.filetype_t, e->f->view.disp, a->view_position, a->bytes, lo, hi,
+                     &from, &to);
+        if (to <= from)
+            continue;
+        MPI_Get_address(data + (from - a->view_position), &addresses[n]);
+        lengths[n++] = (int)(to - from);
+    }
+    int ok = addresses && lengths && n > 0;
+    if (ok) {
+        *buffer = MPI_BOTTOM; /* addresses are absolute (MPI_Get_address) */
+        MPI_Type_create_hindexed(n, lengths, addresses, MPI_BYTE, type);
+    }
+    if (ok) {
+        MPI_Type_commit(type);
+        h->types[h->ntypes++] = *type;
+        *count = 1;
+    }
+    (void)size;
+    free(addresses);
+    free(lengths);
+    return ok;
+}
+
 static void shuffle_start(engine *e, half *h, int cycle)
 {
     weft_file *f = e->f;
@@ -786,15 +851,36 @@ static void shuffle_start(engine *e, half *h, int cycle)
     double t0 = weft_now();
     note_failure(e, prepare(e, h, cycle));
     int tag = TAG_DATA + (cycle & 1);
-    for (int r = 0; r < P && e->my_aggregator >= 0; r++)
-        if (incoming(e, h, r) > 0)
+    if (e->my_aggregator >= 0 && h->win.n > 0)
+        memset(h->filled, 0, sizeof(uint64_t) * (size_t)(e->plan.cycle_bytes / 64 + 2));
+    for (int r = 0; r < P && e->my_aggregator >= 0; r++) {
+        h->in_place[r] = 0;
+        if (incoming(e, h, r) <= 0)
+            continue;
+        MPI_Datatype type;
+        if (half_type(e, h, r, incoming(e, h, r), &type)) {
+            MPI_Irecv(h->buffer, 1, type, r, tag, f->comm, &h->requests[h->nreq++]);
+            for (int k = 0; k < e->npieces; k++) /* what will be there once the wait returns */
+                mark(h->filled, e->pdisp[k], e->plen[k]);
+            h->in_place[r] = 1;
+        } else {
             MPI_Irecv(h->staging + h->in_at[r], (int)incoming(e, h, r), MPI_BYTE, r, tag, f->comm,
                       &h->requests[h->nreq++]);
+        }
+    }
     for (int ag = 0; ag < A; ag++) {
         MPI_Count size = h->out_at[ag + 1] - h->out_at[ag];
         if (size <= 0)
             continue;
         load_window(e, &e->scratch, ag, cycle);
+        void *buffer;
+        int count;
+        MPI_Datatype type;
+        if (streams_to(e, ag) && user_in_place(e, h, &e->scratch, size, &buffer, &count, &type)) {
+            MPI_Isend(buffer, count, type, e->plan.aggregator_rank[ag], tag, f->comm,
+                      &h->requests[h->nreq++]);
+            continue;
+        }
         move_user_data(e, &e->scratch, h->staging + h->out_at[ag], 1);
         if (streams_to(e, ag))
             MPI_Isend(h->staging + h->out_at[ag], (int)size, MPI_BYTE, e->plan.aggregator_rank[ag],
@@ -825,11 +911,11 @@ static void shuffle_finish(engine *e, half *h)
     } else if (e->shuffle == WEFT_SHUFFLE_SHM && e->shm_sync) {
         MPI_Win_sync(e->S->shm_win);
     }
+    free_types(h);
     if (e->my_aggregator >= 0 && h->win.n > 0) {
-        memset(h->filled, 0, sizeof(uint64_t) * (size_t)(e->plan.cycle_bytes / 64 + 2));
         piece_ctx ctx = {.e = e, .filled = h->filled};
         for (int r = 0; r < e->f->nprocs; r++) {
-            if (incoming(e, h, r) > 0)
+            if (incoming(e, h, r) > 0 && !h->in_place[r])
                 move_stream(e, h, e->views[r].filetype, e->views[r].disp, r, h->staging + h->in_at[r], 1);
             else if (e->views[r].filetype && !streams_from(e, r))
                 walk_pieces(e, &h->win, e->views[r].filetype, e->views[r].disp, r, piece_mark, &ctx);
@@ -928,13 +1014,30 @@ static void scatter_start(engine *e, half *h)
     int tag = TAG_DATA + (h->cycle & 1);
     for (int ag = 0; ag < A; ag++) {
         MPI_Count size = h->out_at[ag + 1] - h->out_at[ag];
-        if (size > 0 && streams_to(e, ag))
+        h->in_place[P + ag] = 0;
+        if (size <= 0 || !streams_to(e, ag))
+            continue;
+        load_window(e, &e->scratch, ag, h->cycle);
+        void *buffer;
+        int count;
+        MPI_Datatype type;
+        if (user_in_place(e, h, &e->scratch, size, &buffer, &count, &type)) {
+            MPI_Irecv(buffer, count, type, e->plan.aggregator_rank[ag], tag, f->comm,
+                      &h->requests[h->nreq++]);
+            h->in_place[P + ag] = 1;
+        } else {
             MPI_Irecv(h->staging + h->out_at[ag], (int)size, MPI_BYTE, e->plan.aggregator_rank[ag],
                       tag, f->comm, &h->requests[h->nreq++]);
+        }
     }
     for (int r = 0; r < P && e->my_aggregator >= 0; r++) {
         if (incoming(e, h, r) <= 0)
             continue;
+        MPI_Datatype type;
+        if (half_type(e, h, r, incoming(e, h, r), &type)) {
+            MPI_Isend(h->buffer, 1, type, r, tag, f->comm, &h->requests[h->nreq++]);
+            continue;
+        }
         move_stream(e, h, e->views[r].filetype, e->views[r].disp, r, h->staging + h->in_at[r], 0);
         MPI_Isend(h->staging + h->in_at[r], (int)incoming(e, h, r), MPI_BYTE, r, tag, f->comm,
                   &h->requests[h->nreq++]);
@@ -954,12 +1057,11 @@ static void scatter_finish(engine *e, half *h)
     double t0 = weft_now();
     wait_all(h->nreq, h->requests);
     h->nreq = 0;
-    if (e->shuffle == WEFT_SHUFFLE_PUT_FENCE) {
+    if (e->shuffle == WEFT_SHUFFLE_PUT_FENCE)
         MPI_Win_fence(0, e->S->rma_win[h->index]); /* every get is done: the half is free */
-        free_types(h);
-    }
+    free_types(h);
     for (int ag = 0; ag < e->plan.naggregators; ag++) {
-        if (h->out_at[ag + 1] - h->out_at[ag] <= 0)
+        if (h->out_at[ag + 1] - h->out_at[ag] <= 0 || h->in_place[e->f->nprocs + ag])
             continue;
         load_window(e, &e->scratch, ag, h->cycle);
         move_user_data(e, &e->scratch, h->staging + h->out_at[ag], 0);
@@ -1305,8 +1407,9 @@ static int run_cycles(engine *e)
         h->in_at = malloc(sizeof(MPI_Count) * (size_t)(P + 1));
         h->index = k;
         h->requests = malloc(sizeof(MPI_Request) * (size_t)(P + A + 1)); /* + a barrier */
-        h->types = malloc(sizeof(MPI_Datatype) * (size_t)(A + 1));
-        if (!h->out_at || !h->in_at || !h->requests || !h->types ||
+        h->types = malloc(sizeof(MPI_Datatype) * (size_t)(P + A + 1));
+        h->in_place = calloc((size_t)(P + A), 1);
+        if (!h->out_at || !h->in_at || !h->requests || !h->types || !h->in_place ||
             window_alloc(&h->win, weft_plan_window_max(&e->plan)))
             rc = -ENOMEM;
         if (e->my_aggregator >= 0 && rc == 0) {
