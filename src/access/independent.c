@@ -10,8 +10,10 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
+#include "common/hints.h"
 #include "xfer/xfer.h"
 
 #define RUN_MAX_ENTRIES 1024
@@ -141,6 +143,95 @@ static int bounced_io(weft_file *f, const weft_access *a, MPI_Count *done, MPI_O
     return rc;
 }
 
+/* ---- Data sieving for reads (seed 003 §5.2.2) ------------------------------------------
+ * A noncontiguous file view with small pieces and small holes costs one system call per piece
+ * with list I/O.  Instead read the covering extent in chunks of ind_rd_buffer_size and copy the
+ * pieces out.  Only reads: a sieving write must read-modify-write the holes, which would lose a
+ * concurrent write of another process to those holes unless every writer took the same lock.
+ * Used when the first pieces are short (< SIEVE_PIECE) and at least 1/SIEVE_DENSITY of their
+ * span is data. */
+#define SIEVE_PIECE 16384
+#define SIEVE_DENSITY 8
+
+static int worth_sieving(weft_file *f, const weft_access *a)
+{
+    if (a->write || f->hints.value[WEFT_HINT_ROMIO_DS_READ] == WEFT_CB_DISABLE ||
+        weft_dtype_is_contiguous(f->view.filetype_t))
+        return 0;
+    weft_cursor c;
+    weft_cursor_init(&c, f->view.filetype_t, -1, f->view.disp);
+    if (weft_cursor_seek(&c, a->view_position))
+        return 0;
+    MPI_Offset offsets[32];
+    MPI_Count lengths[32], covered = 0;
+    size_t n = weft_cursor_flatten(&c, a->bytes, offsets, lengths, 32, &covered);
+    if (n < 2)
+        return 0;
+    MPI_Offset span = offsets[n - 1] + lengths[n - 1] - offsets[0];
+    if (f->hints.value[WEFT_HINT_ROMIO_DS_READ] == WEFT_CB_ENABLE)
+        return 1;
+    return covered / (MPI_Count)n < SIEVE_PIECE && covered * SIEVE_DENSITY >= span;
+}
+
+static int sieved_read(weft_file *f, const weft_access *a, MPI_Count *done, MPI_Offset *offset_out)
+{
+    MPI_Count chunk_max = f->hints.value[WEFT_HINT_IND_RD_BUFFER_SIZE];
+    unsigned char *chunk = malloc((size_t)chunk_max);
+    if (!chunk)
+        return -ENOMEM;
+    weft_cursor file_cursor, mem_cursor;
+    weft_cursor_init(&file_cursor, f->view.filetype_t, -1, f->view.disp);
+    int rc = weft_cursor_seek(&file_cursor, a->view_position);
+    weft_cursor_init(&mem_cursor, a->memtype, a->count, (MPI_Offset)(intptr_t)a->buf);
+    MPI_Offset chunk_start = 0;
+    MPI_Count chunk_got = -1; /* nothing read yet */
+    MPI_Count remaining = a->bytes;
+    MPI_Offset offset;
+    MPI_Count length;
+    int eof = 0;
+    while (rc == 0 && !eof && remaining > 0 &&
+           weft_cursor_next(&file_cursor, &offset, &length, remaining)) {
+        while (length > 0) {
+            if (chunk_got < 0 || offset < chunk_start || offset >= chunk_start + chunk_max) {
+                /* The piece starts outside the chunk: read the next chunk from it. */
+                struct iovec iov = {.iov_base = chunk, .iov_len = (size_t)chunk_max};
+                unsigned long long calls = 0;
+                chunk_start = offset;
+                rc = weft_xfer_preadv_all(f->fd, &iov, 1, chunk_start, &chunk_got, &calls);
+                f->stats.syscalls += calls;
+                if (rc) {
+                    if (offset_out)
+                        *offset_out = chunk_start;
+                    break;
+                }
+            }
+            MPI_Count in_chunk = chunk_start + chunk_max - offset;
+            MPI_Count exists = chunk_start + chunk_got - offset;
+            MPI_Count take = length < in_chunk ? length : in_chunk;
+            if (take > exists) { /* end of file inside this piece */
+                take = exists > 0 ? exists : 0;
+                eof = 1;
+            }
+            for (MPI_Count moved = 0; moved < take;) {
+                MPI_Offset address;
+                MPI_Count n;
+                if (!weft_cursor_next(&mem_cursor, &address, &n, take - moved))
+                    break;
+                memcpy((void *)(intptr_t)address, chunk + (offset + moved - chunk_start), (size_t)n);
+                moved += n;
+            }
+            *done += take;
+            remaining -= take;
+            offset += take;
+            length -= take;
+            if (eof)
+                break;
+        }
+    }
+    free(chunk);
+    return rc;
+}
+
 int weft_access_independent(weft_file *f, const weft_access *a, MPI_Count *done,
                             MPI_Offset *offset_out)
 {
@@ -149,6 +240,8 @@ int weft_access_independent(weft_file *f, const weft_access *a, MPI_Count *done,
         return 0;
     if (weft_dtype_size(f->view.filetype_t) == 0)
         return WEFT_MPI_ERR(MPI_ERR_TYPE); /* checked by the API layer; never loop forever */
+    if (worth_sieving(f, a))
+        return sieved_read(f, a, done, offset_out);
     if (fragmented(a))
         return bounced_io(f, a, done, offset_out);
     weft_cursor mem_cursor;

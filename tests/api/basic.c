@@ -118,6 +118,28 @@ static void test_pointers_and_views(void)
     CHECK_MPI(MPI_File_read(fh, back, 4, MPI_DOUBLE, &st));
     for (int i = 0; i < 4; i++)
         CHECK(back[i] == rank * 1000 + 3 + i, "seek read %g", back[i]);
+    /* Reading past the end of file through a strided view: the elements that exist, with data
+     * sieving (a covering read) and with list I/O, and nothing beyond them is touched. */
+    for (int ds = 0; ds < 2; ds++) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "romio_ds_read", ds ? "enable" : "disable");
+        CHECK_MPI(MPI_File_set_info(fh, info));
+        MPI_Info_free(&info);
+        double tail[8];
+        for (int i = 0; i < 8; i++)
+            tail[i] = -7;
+        CHECK_MPI(MPI_File_read_at(fh, N - 2, tail, 8, MPI_DOUBLE, &st));
+        int got = -1;
+        MPI_Get_count(&st, MPI_DOUBLE, &got);
+        CHECK(got == 2, "read past EOF through a view (sieving %d): count %d, want 2", ds, got);
+        CHECK(tail[0] == rank * 1000 + N - 2 && tail[1] == rank * 1000 + N - 1 && tail[2] == -7,
+              "read past EOF through a view (sieving %d): %g %g %g", ds, tail[0], tail[1], tail[2]);
+        double span[12];
+        CHECK_MPI(MPI_File_read_at(fh, 4, span, 12, MPI_DOUBLE, &st));
+        for (int i = 0; i < 12; i++)
+            CHECK(span[i] == rank * 1000 + 4 + i, "strided read (sieving %d) [%d] = %g", ds, i, span[i]);
+    }
     CHECK_MPI(MPI_File_seek(fh, -2, MPI_SEEK_CUR));
     CHECK_MPI(MPI_File_get_position(fh, &pos));
     CHECK(pos == 5, "seek cur %lld", (long long)pos);
