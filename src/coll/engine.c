@@ -482,39 +482,10 @@ static int grow(void **p, size_t *have, size_t need)
     return 0;
 }
 
-/* Walk rank r's pieces in window w and copy between the half's buffer and r's packed stream;
- * to_buffer=1 scatters a received stream and marks the bitmap. */
+/* Rank r's packed stream <-> its pieces in the half's buffer; to_buffer=1 scatters a received
+ * stream and marks the bitmap (defined after walk_pieces, below). */
 static void move_stream(engine *e, half *h, const weft_dtype *filetype, MPI_Offset disp, int r,
-                        unsigned char *stream, int to_buffer)
-{
-    const window *w = &h->win;
-    MPI_Count at = 0;
-    for (int i = 0; i < w->n; i++) {
-        MPI_Offset lo, hi;
-        MPI_Count from, to;
-        range_of(e, w, i, &lo, &hi);
-        positions_in(filetype, disp, e->all[r][F_POSITION], e->all[r][F_BYTES], lo, hi, &from, &to);
-        if (to <= from)
-            continue;
-        weft_cursor c;
-        weft_cursor_init(&c, filetype, -1, disp);
-        weft_cursor_seek(&c, from);
-        MPI_Count left = to - from;
-        MPI_Offset offset;
-        MPI_Count length;
-        while (left > 0 && weft_cursor_next(&c, &offset, &length, left)) {
-            MPI_Offset in_buffer = w->at[i] + (offset - lo);
-            if (to_buffer) {
-                memcpy(h->buffer + in_buffer, stream + at, (size_t)length);
-                mark(h->filled, in_buffer, length);
-            } else {
-                memcpy(stream + at, h->buffer + in_buffer, (size_t)length);
-            }
-            at += length;
-            left -= length;
-        }
-    }
-}
+                        unsigned char *stream, int to_buffer);
 
 /* This rank's data inside window w, packed from (pack=1) or unpacked into the user's buffer;
  * with stream == NULL only counts.  Returns the bytes. */
@@ -545,7 +516,7 @@ typedef struct piece_ctx {
     engine *e;
     unsigned char *half_buffer; /* shm: the aggregator's half; NULL for other uses */
     unsigned char *stream;      /* shm: my packed stream for that aggregator */
-    uint64_t *filled;           /* mark-only walk */
+    uint64_t *filled;           /* bitmap to mark (mark-only walks; scatters of streams) */
     int to_half;                /* shm: 1 stream -> half (write), 0 half -> stream (read) */
 } piece_ctx;
 
@@ -586,10 +557,21 @@ static void piece_mark(piece_ctx *ctx, MPI_Offset in_buffer, MPI_Count length, M
 
 static void piece_copy(piece_ctx *ctx, MPI_Offset in_buffer, MPI_Count length, MPI_Count at)
 {
-    if (ctx->to_half)
+    if (ctx->to_half) {
         memcpy(ctx->half_buffer + in_buffer, ctx->stream + at, (size_t)length);
-    else
+        if (ctx->filled)
+            mark(ctx->filled, in_buffer, length);
+    } else {
         memcpy(ctx->stream + at, ctx->half_buffer + in_buffer, (size_t)length);
+    }
+}
+
+static void move_stream(engine *e, half *h, const weft_dtype *filetype, MPI_Offset disp, int r,
+                        unsigned char *stream, int to_buffer)
+{
+    piece_ctx ctx = {.e = e, .half_buffer = h->buffer, .stream = stream, .to_half = to_buffer,
+                     .filled = to_buffer ? h->filled : NULL};
+    walk_pieces(e, &h->win, filetype, disp, r, piece_copy, &ctx);
 }
 
 static void piece_collect(piece_ctx *ctx, MPI_Offset in_buffer, MPI_Count length, MPI_Count at)
