@@ -128,6 +128,15 @@ static void test_access_errors(void)
     MPI_Type_free(&backwards);
     CHECK_MPI_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_SHORT, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
     CHECK_MPI_CLASS(MPI_File_set_view(fh, -8, MPI_INT, MPI_INT, "native", MPI_INFO_NULL), MPI_ERR_ARG);
+    /* set_view is collective: etypes of different sizes on different ranks fail everywhere. */
+    if (nprocs > 1) {
+        MPI_Datatype mine = rank == 0 ? MPI_INT : MPI_DOUBLE;
+        CHECK_MPI_CLASS(MPI_File_set_view(fh, 0, mine, mine, "native", MPI_INFO_NULL), MPI_ERR_NOT_SAME);
+        /* One rank with an unsupported datarep: every rank returns an error. */
+        int code2 = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, rank == 0 ? "internal" : "native",
+                                      MPI_INFO_NULL);
+        CHECK(code2 != MPI_SUCCESS, "set_view with a bad datarep on rank 0 succeeded on rank %d", rank);
+    }
     /* Partial etypes cannot be accessed. */
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
     CHECK_MPI_CLASS(MPI_File_write_at(fh, 0, buf, 3, MPI_SHORT, &st), MPI_ERR_TYPE);
