@@ -135,6 +135,19 @@ static void test_pointers_and_views(void)
         CHECK(got == 2, "read past EOF through a view (sieving %d): count %d, want 2", ds, got);
         CHECK(tail[0] == rank * 1000 + N - 2 && tail[1] == rank * 1000 + N - 1 && tail[2] == -7,
               "read past EOF through a view (sieving %d): %g %g %g", ds, tail[0], tail[1], tail[2]);
+        /* The same through the collective engine (aggregation forced): what exists, no more. */
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "romio_cb_read", "enable");
+        MPI_Info_set(info, "cb_buffer_size", "4096");
+        CHECK_MPI(MPI_File_set_info(fh, info));
+        MPI_Info_free(&info);
+        for (int i = 0; i < 8; i++)
+            tail[i] = -7;
+        CHECK_MPI(MPI_File_read_at_all(fh, N - 2, tail, 8, MPI_DOUBLE, &st));
+        MPI_Get_count(&st, MPI_DOUBLE, &got);
+        CHECK(got == 2 && tail[0] == rank * 1000 + N - 2 && tail[1] == rank * 1000 + N - 1 &&
+              tail[2] == -7, "collective read past EOF: count %d, %g %g %g", got, tail[0], tail[1],
+              tail[2]);
         double span[12];
         CHECK_MPI(MPI_File_read_at(fh, 4, span, 12, MPI_DOUBLE, &st));
         for (int i = 0; i < 12; i++)
