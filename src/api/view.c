@@ -4,23 +4,6 @@
 
 #include <string.h>
 
-static int is_named(MPI_Datatype type)
-{
-    int nints, naddrs, ntypes, combiner;
-    MPI_Type_get_envelope(type, &nints, &naddrs, &ntypes, &combiner);
-    return combiner == MPI_COMBINER_NAMED;
-}
-
-/* Our own reference to a user's type: named types as they are, derived ones duplicated (the
- * user may free theirs right after set_view; the dup shares the decoded form). */
-static MPI_Datatype keep_type(MPI_Datatype type)
-{
-    MPI_Datatype kept = type;
-    if (!is_named(type))
-        MPI_Type_dup(type, &kept);
-    return kept;
-}
-
 static int check_view(weft_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                       const char *datarep, weft_view *v, char *why, size_t why_size)
 {
@@ -104,8 +87,8 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         v.disp = weft_view_byte_offset(&f->view, position * f->view.etype_size);
     }
     weft_view_release(&f->view);
-    v.etype = keep_type(etype);
-    v.filetype = keep_type(filetype);
+    v.etype = weft_view_keep_type(etype);
+    v.filetype = weft_view_keep_type(filetype);
     f->view = v;
     f->individual_fp = 0;
     weft_hints_apply_info(&f->hints, info, f->path, f->rank == 0);
@@ -127,8 +110,8 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
     if (!disp || !etype || !filetype || !datarep)
         return weft_raise(f, fn, WEFT_MPI_ERR(MPI_ERR_ARG), "an output argument is NULL");
     *disp = f->view.disp;
-    *etype = keep_type(f->view.etype);
-    *filetype = keep_type(f->view.filetype);
+    *etype = weft_view_keep_type(f->view.etype);
+    *filetype = weft_view_keep_type(f->view.filetype);
     strcpy(datarep, f->view.datarep);
     return MPI_SUCCESS;
 }

@@ -58,6 +58,10 @@ typedef struct weft_file {
 
 /* Install the default view: disp 0, etype = filetype = MPI_BYTE, "native". */
 void weft_view_init_default(weft_view *v);
+/* Our own reference to a user's type: named types as they are, derived ones duplicated (the
+ * user may free theirs right after set_view; the dup shares the decoded form).  Released by
+ * weft_view_release; get_view hands such references to the caller, who frees them. */
+MPI_Datatype weft_view_keep_type(MPI_Datatype type);
 /* Drop the view's type references. */
 void weft_view_release(weft_view *v);
 

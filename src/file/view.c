@@ -9,6 +9,14 @@ static int is_named(MPI_Datatype type)
     return combiner == MPI_COMBINER_NAMED;
 }
 
+MPI_Datatype weft_view_keep_type(MPI_Datatype type)
+{
+    MPI_Datatype kept = type;
+    if (!is_named(type))
+        MPI_Type_dup(type, &kept);
+    return kept;
+}
+
 static void release_type(MPI_Datatype *type)
 {
     if (*type != MPI_DATATYPE_NULL && !is_named(*type))
