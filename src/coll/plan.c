@@ -459,25 +459,53 @@ static int span_cmp(const void *x, const void *y)
     return (p->end > q->end) - (p->end < q->end);
 }
 
-int weft_plan_interleaved(const weft_plan_input *in)
+size_t weft_plan_interleaved_scratch_bytes(int nprocs)
+{
+    return nprocs > 0 ? (size_t)nprocs * sizeof(plan_span) : 0;
+}
+
+int weft_plan_interleaved_in(const weft_plan_input *in, void *scratch)
 {
     if (!in || in->nprocs <= 0 || !in->first || !in->end)
         return 0;
-    plan_span *s = malloc((size_t)in->nprocs * sizeof *s);
-    if (!s)
-        return -ENOMEM;
+    /* Ranges in rank order (the common case: rank r writes block r) need no sort. */
+    int sorted = 1, inter = 0;
+    MPI_Offset reach = 0, last_first = -1;
+    for (int r = 0; r < in->nprocs && sorted; r++) {
+        if (in->first[r] < 0 || in->end[r] <= in->first[r])
+            continue;
+        if (in->first[r] < last_first)
+            sorted = 0;
+        else if (last_first >= 0 && in->first[r] < reach)
+            inter = 1;
+        last_first = in->first[r];
+        reach = max_off(reach, in->end[r]);
+    }
+    if (sorted)
+        return inter;
+    plan_span *s = scratch;
     int n = 0;
     for (int r = 0; r < in->nprocs; r++)
         if (in->first[r] >= 0 && in->end[r] > in->first[r])
             s[n].first = in->first[r], s[n].end = in->end[r], n++;
     qsort(s, (size_t)n, sizeof *s, span_cmp);
-    int inter = 0;
-    MPI_Offset reach = 0;
+    reach = 0;
     for (int i = 0; i < n && !inter; i++) {
         if (i > 0 && s[i].first < reach)
             inter = 1;
         reach = max_off(reach, s[i].end);
     }
-    free(s);
+    return inter;
+}
+
+int weft_plan_interleaved(const weft_plan_input *in)
+{
+    if (!in || in->nprocs <= 0 || !in->first || !in->end)
+        return 0;
+    void *scratch = malloc(weft_plan_interleaved_scratch_bytes(in->nprocs));
+    if (!scratch)
+        return -ENOMEM;
+    int inter = weft_plan_interleaved_in(in, scratch);
+    free(scratch);
     return inter;
 }

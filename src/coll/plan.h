@@ -10,6 +10,7 @@
 #define WEFT_COLL_PLAN_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum {
@@ -82,5 +83,11 @@ int weft_plan_window_max(const weft_plan *plan);
 /* Non-zero when the ranks' ranges interleave (some rank's range overlaps another's), the
  * case where aggregation pays even for large accesses (romio_cb_*=automatic). */
 int weft_plan_interleaved(const weft_plan_input *in);   /* -ENOMEM if out of memory */
+
+/* The same without allocating: `scratch` holds weft_plan_interleaved_scratch_bytes(nprocs)
+ * bytes (used only when the ranges are not in rank order).  Cannot fail, so ranks that
+ * decide a call's path from it never diverge. */
+size_t weft_plan_interleaved_scratch_bytes(int nprocs);
+int weft_plan_interleaved_in(const weft_plan_input *in, void *scratch);
 
 #endif
