@@ -3,8 +3,8 @@
  * shared pointer, ordered; blocking, nonblocking, split collective; int and MPI_Count
  * counts) funnels into run_access().
  *
- * Collective forms currently run as independent list I/O bracketed by error agreement; the
- * two-phase engine (src/coll) replaces that path.  Nonblocking forms complete the operation
+ * Collective forms go to the collective engine (src/coll), which agrees on arguments and
+ * outcome on every rank.  Nonblocking forms complete the operation
  * before returning and hand back a completed generalized request: allowed by the standard
  * (a nonblocking call may complete at once) and correct for every use of the request.
  */
@@ -132,14 +132,15 @@ static int run_access(weft_file *f, const access_call *c, MPI_Status *status)
     const weft_dtype *memtype = NULL;
     MPI_Count bytes = 0;
     int rc = check_call(f, c, &memtype, &bytes, why, sizeof why);
-    if (c->collective) {
-        /* Phase boundary: nobody starts moving data if any rank's arguments are bad. */
+    if (c->collective && c->where == AT_ORDERED) {
+        /* Phase boundary: nobody claims shared-pointer space if any rank's arguments are bad.
+         * (Other collectives agree on arguments in the engine's first allgather.) */
         int agreed = weft_agree(f->comm, rc);
         if (agreed < 0) {
             set_status(status, 0);
             return weft_raise_agreed(f, c->fn, rc, agreed, "%s", why);
         }
-    } else if (rc < 0) {
+    } else if (rc < 0 && !c->collective) {
         set_status(status, 0);
         return weft_raise(f, c->fn, rc, "%s", why);
     }
@@ -179,7 +180,8 @@ static int run_access(weft_file *f, const access_call *c, MPI_Status *status)
                      c->write ? "writing" : "reading", (long long)bytes, (long long)failed_at);
     }
     f->stats.access_seconds += weft_now() - began;
-    int contiguous = weft_dtype_is_contiguous(memtype) && weft_dtype_is_contiguous(f->view.filetype_t);
+    int contiguous = memtype && weft_dtype_is_contiguous(memtype) &&
+                     weft_dtype_is_contiguous(f->view.filetype_t);
     weft_stat_kind kind = c->collective ? (c->write ? WEFT_STAT_WRITE_COLLECTIVE : WEFT_STAT_READ_COLLECTIVE)
                           : c->write ? (contiguous ? WEFT_STAT_WRITE_CONTIG : WEFT_STAT_WRITE_NONCONTIG)
                                      : (contiguous ? WEFT_STAT_READ_CONTIG : WEFT_STAT_READ_NONCONTIG);

@@ -159,19 +159,47 @@ static int test_all(int n, MPI_Request *requests)
 
 /* ---- Nodes ----------------------------------------------------------------------------- */
 
-/* Node index of every rank: ranks sharing memory (MPI_COMM_TYPE_SHARED) are a node, numbered
- * by their lowest rank; WEFT_VIRTUAL_NODES=k instead cuts the ranks into k consecutive blocks,
- * so per-node logic runs on one machine as on a cluster.  Computed once per file. */
-static int ensure_node_map(weft_file *f)
+/* Per-rank table of one call: the allgathered facts, then the plan input arrays and the
+ * interleaving check's scratch.  Lives in f->coll_table, so a call allocates nothing before
+ * its allgather. */
+typedef struct call_table {
+    int64_t (*all)[F_COUNT];
+    MPI_Offset *first, *end;
+    void *scratch;
+} call_table;
+
+static call_table table_of(const weft_file *f)
+{
+    size_t P = (size_t)f->nprocs;
+    call_table t;
+    t.all = f->coll_table;
+    t.first = (MPI_Offset *)(t.all + P);
+    t.end = t.first + P;
+    t.scratch = t.end + P;
+    return t;
+}
+
+/* Set up, once per file and collectively, what every collective call needs: the node index
+ * of every rank — ranks sharing memory (MPI_COMM_TYPE_SHARED) are a node, numbered by their
+ * lowest rank; WEFT_VIRTUAL_NODES=k instead cuts the ranks into k consecutive blocks, so
+ * per-node logic runs on one machine as on a cluster — and the call table.  Allocation
+ * failures are agreed on here: a rank that skipped a collective would leave the others
+ * waiting in it. */
+static int ensure_file_state(weft_file *f)
 {
     if (f->node_of_rank)
         return 0;
-    int *map = malloc(sizeof *map * (size_t)f->nprocs);
-    int *number = malloc(sizeof *number * (size_t)f->nprocs);
-    if (!map || !number) {
+    size_t P = (size_t)f->nprocs;
+    int *map = malloc(sizeof *map * P);
+    int *number = malloc(sizeof *number * P);
+    void *table = malloc(P * (sizeof(int64_t[F_COUNT]) + 2 * sizeof(MPI_Offset)) +
+                         weft_plan_interleaved_scratch_bytes(f->nprocs));
+    int rc = weft_agree(f->comm, map && number && table ? 0 : -ENOMEM);
+    if (rc < 0) {
         free(map);
         free(number);
-        return -ENOMEM;
+        free(table);
+        return rc;
     }
     const char *virtual_nodes = getenv("WEFT_VIRTUAL_NODES");
     int k = virtual_nodes ? atoi(virtual_nodes) : 0;
@@ -199,6 +227,7 @@ static int ensure_node_map(weft_file *f)
     }
     free(number);
     f->node_of_rank = map;
+    f->coll_table = table;
     return 0;
 }
 
@@ -459,7 +488,6 @@ static void engine_free(engine *e)
     free(e->pdisp);
     free(e->plen);
     weft_plan_free(&e->plan);
-    free(e->all);
 }
 
 /* ---- One cycle's pieces ------------------------------------------------------------------- */
@@ -1451,6 +1479,12 @@ static int independent_fallback(weft_file *f, const weft_access *a, MPI_Count *d
     return rc;
 }
 
+/*
+ * A call costs two collectives when it goes straight to the file (the allgather, then the
+ * agreement on the outcome) and a few more when it aggregates.  The allgather doubles as the
+ * agreement on arguments (local_rc), so nothing before it may fail on one rank alone: the
+ * per-rank table is the file's, and the interleaving check needs no allocation.
+ */
 int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int local_rc,
                      int *agreed_out)
 {
@@ -1459,7 +1493,11 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     engine e = {.f = f, .a = a, .my_aggregator = -1};
     weft_trace_enabled(); /* starts recording on first use when WEFT_TRACE is set */
     e.overlap = (int)f->hints.value[WEFT_HINT_WEFT_OVERLAP];
-    int rc = ensure_node_map(f);
+    int rc = ensure_file_state(f);
+    if (rc < 0) { /* agreed inside */
+        *agreed_out = rc;
+        return local_rc < 0 ? local_rc : rc;
+    }
     if (local_rc < 0)
         rc = local_rc;
     double t0 = weft_now();
@@ -1467,8 +1505,8 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     /* What I access, and whether I can go through aggregation at all. */
     int64_t mine[F_COUNT] = {rc, -1, -1, a->view_position, a->bytes, 0, 0,
                              f->hints.value[WEFT_HINT_WEFT_SHUFFLE]};
-    const weft_dtype *ft = f->view.filetype_t;
-    if (a->bytes > 0) {
+    if (rc == 0 && a->bytes > 0) {
+        const weft_dtype *ft = f->view.filetype_t;
         mine[F_FIRST] = weft_view_byte_offset(&f->view, a->view_position);
         mine[F_END] = weft_view_byte_offset(&f->view, a->view_position + a->bytes - 1) + 1;
         if (!weft_dtype_is_monotonic(ft) || !weft_dtype_tiles_in_order(ft))
@@ -1477,18 +1515,15 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     int hint = a->write ? WEFT_HINT_ROMIO_CB_WRITE : WEFT_HINT_ROMIO_CB_READ;
     if (f->hints.value[hint] == WEFT_CB_DISABLE)
         mine[F_FLAGS] |= FLAG_INDEPENDENT;
-    if (!a->write) {
+    if (!a->write && rc == 0) {
         MPI_Offset size = 0;
         int err = f->fs->get_size(f->fd, &size);
-        if (err && mine[F_RC] == 0)
+        if (err)
             mine[F_RC] = err;
         mine[F_FILE_SIZE] = size;
     }
-    e.all = malloc(sizeof *e.all * (size_t)f->nprocs);
-    if (!e.all) {
-        *agreed_out = weft_agree(f->comm, -ENOMEM); /* everyone learns of it */
-        return -ENOMEM;
-    }
+    call_table t = table_of(f);
+    e.all = t.all;
     MPI_Allgather(mine, F_COUNT, MPI_INT64_T, e.all, F_COUNT, MPI_INT64_T, f->comm);
 
     int agreed = 0, independent = 0;
@@ -1501,17 +1536,18 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
             e.file_size = e.all[r][F_FILE_SIZE];
     }
     if (agreed < 0) {
-        free(e.all);
         *agreed_out = agreed;
         return (int)mine[F_RC];
     }
 
-    MPI_Offset *first = malloc(sizeof *first * (size_t)f->nprocs);
-    MPI_Offset *end = malloc(sizeof *end * (size_t)f->nprocs);
+    for (int r = 0; r < f->nprocs; r++) {
+        t.first[r] = e.all[r][F_BYTES] > 0 ? e.all[r][F_FIRST] : -1;
+        t.end[r] = e.all[r][F_BYTES] > 0 ? e.all[r][F_END] : -1;
+    }
     weft_plan_input in = {
         .nprocs = f->nprocs,
-        .first = first,
-        .end = end,
+        .first = t.first,
+        .end = t.end,
         .node_of_rank = f->node_of_rank,
         .nnodes = f->nnodes,
         .cb_nodes = (int)f->hints.value[WEFT_HINT_CB_NODES],
@@ -1522,35 +1558,26 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
         .stripe_unit = f->hints.value[WEFT_HINT_STRIPING_UNIT],
         .stripe_count = (int)f->hints.value[WEFT_HINT_STRIPING_FACTOR],
     };
-    if (!first || !end) {
-        rc = -ENOMEM;
-    } else {
-        for (int r = 0; r < f->nprocs; r++) {
-            first[r] = e.all[r][F_BYTES] > 0 ? e.all[r][F_FIRST] : -1;
-            end[r] = e.all[r][F_BYTES] > 0 ? e.all[r][F_END] : -1;
-        }
-        /* automatic: aggregation pays when accesses interleave; otherwise each rank's own
-         * contiguous-ish range goes straight to the file. */
-        if (!independent && f->hints.value[hint] == WEFT_CB_AUTOMATIC && !weft_plan_interleaved(&in))
-            independent = 1;
-        if (!independent)
-            rc = weft_plan_build(&in, &e.plan);
+    /* automatic: aggregation pays when accesses interleave; otherwise each rank's own
+     * contiguous-ish range goes straight to the file.  Every rank decides the same from the
+     * same table, and the check cannot fail: no agreement needed before going. */
+    if (!independent && f->hints.value[hint] == WEFT_CB_AUTOMATIC &&
+        !weft_plan_interleaved_in(&in, t.scratch))
+        independent = 1;
+    if (independent) {
+        f->stats.plan_seconds += weft_now() - t0;
+        f->stats.collective_independent++;
+        return independent_fallback(f, a, done, agreed_out);
     }
-    free(first);
-    free(end);
+    rc = weft_plan_build(&in, &e.plan);
     /* Everyone computed the same plan from the same input; a failure to build it (memory) is
      * agreed on before any data moves. */
     agreed = weft_agree(f->comm, rc);
-    if (agreed < 0 || independent) {
-        free(e.all);
+    if (agreed < 0) {
         weft_plan_free(&e.plan);
         f->stats.plan_seconds += weft_now() - t0;
-        if (agreed < 0) {
-            *agreed_out = agreed;
-            return rc;
-        }
-        f->stats.collective_independent++;
-        return independent_fallback(f, a, done, agreed_out);
+        *agreed_out = agreed;
+        return rc;
     }
     for (int ag = 0; ag < e.plan.naggregators; ag++)
         if (e.plan.aggregator_rank[ag] == f->rank)

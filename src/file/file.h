@@ -44,6 +44,8 @@ typedef struct weft_file {
     MPI_Errhandler errhandler;
     int *node_of_rank;            /* collective engine: node index per rank (NULL until used) */
     int nnodes;
+    void *coll_table;             /* collective engine: per-rank table of a call's allgather
+                                     and plan input, O(P), set up with node_of_rank */
     void *cycle_buffer;           /* collective engine: the aggregator's buffer, kept */
     MPI_Offset cycle_buffer_size;
     void *coll_staging[2];        /* collective engine: packed streams of each half, kept */

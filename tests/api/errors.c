@@ -113,6 +113,26 @@ static void test_access_errors(void)
     CHECK(code != MPI_SUCCESS, "write_at_all with a bad count on one rank succeeded on rank %d", rank);
     if (rank == nprocs - 1)
         CHECK_MPI_CLASS(code, MPI_ERR_COUNT);
+    /* The same through the individual pointer (the engine's allgather is the agreement) and
+     * through the ordered shared pointer (agreed before any space is claimed): the pointers
+     * stay where they were on every rank. */
+    MPI_Offset before = -1, after = -2;
+    MPI_File_get_position(fh, &before);
+    MPI_Type_contiguous(2, MPI_INT, &uncommitted);
+    code = MPI_File_write_all(fh, buf, 1, rank == 0 ? uncommitted : MPI_INT, &st);
+    CHECK(code != MPI_SUCCESS, "write_all with an uncommitted type on rank 0 succeeded on rank %d", rank);
+    if (rank == 0)
+        CHECK_MPI_CLASS(code, MPI_ERR_TYPE);
+    MPI_Type_free(&uncommitted);
+    MPI_File_get_position(fh, &after);
+    CHECK(before == after, "failed write_all moved the individual pointer %lld -> %lld",
+          (long long)before, (long long)after);
+    MPI_File_get_position_shared(fh, &before);
+    code = MPI_File_write_ordered(fh, buf, count, MPI_INT, &st);
+    CHECK(code != MPI_SUCCESS, "write_ordered with a bad count on one rank succeeded on rank %d", rank);
+    MPI_File_get_position_shared(fh, &after);
+    CHECK(before == after, "failed write_ordered moved the shared pointer %lld -> %lld",
+          (long long)before, (long long)after);
 
     /* Views: unsupported datarep, decreasing displacements, filetype not made of etypes. */
     CHECK_MPI_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL),
