@@ -38,82 +38,239 @@ static inline int is_contiguous(weft_partition_kind k)
     return k == WEFT_PARTITION_EVEN || k == WEFT_PARTITION_EVEN_ALIGNED;
 }
 
-/* Aggregators per node from a cb_config_list: "*:N" gives N (N >= 1), "*:*" gives no limit
- * (INT_MAX); NULL or anything else (host names are not known here) gives 1. */
-static int per_node_from_config(const char *s)
+/*
+ * cb_config_list: "name[:N],name[:N],..." (ROMIO's syntax).  name is a host name or "*" (every
+ * node); N is a positive count or "*" (all ranks of the host); no ":N" means 1.  Whitespace
+ * around the tokens (names, ':', counts) is ignored.
+ */
+typedef struct {
+    const char *name;             /* into the list text; NULL for "*" */
+    size_t name_len;
+    int count;                    /* ranks to take; INT_MAX for ":*" */
+} config_entry;
+
+typedef struct {
+    config_entry *entry;
+    int nentries;
+    int names_host;               /* some entry names a host (not only "*") */
+} config_list;
+
+static const char *skip_space(const char *s)
 {
-    if (!s)
-        return 1;
     while (isspace((unsigned char)*s))
         s++;
-    if (s[0] != '*' || s[1] != ':')
-        return 1;
-    s += 2;
-    if (*s == '*') {
-        s++;
-        while (isspace((unsigned char)*s))
+    return s;
+}
+
+/* 0 = parsed, 1 = malformed, -ENOMEM.  The entries point into `text`. */
+static int config_parse(const char *text, config_list *cl)
+{
+    memset(cl, 0, sizeof *cl);
+    size_t commas = 0;
+    for (const char *c = text; *c; c++)
+        commas += *c == ',';
+    cl->entry = malloc((commas + 1) * sizeof *cl->entry);
+    if (!cl->entry)
+        return -ENOMEM;
+    const char *s = text;
+    for (;;) {
+        config_entry e = {NULL, 0, 1};
+        s = skip_space(s);
+        const char *name = s;
+        while (*s && *s != ',' && *s != ':' && !isspace((unsigned char)*s))
             s++;
-        return *s ? 1 : INT_MAX;
-    }
-    if (!isdigit((unsigned char)*s))
-        return 1;
-    long long n = 0;
-    while (isdigit((unsigned char)*s)) {
-        n = n * 10 + (*s - '0');
-        if (n > INT_MAX)
-            n = INT_MAX;
+        size_t len = (size_t)(s - name);
+        if (len == 0)
+            return 1;                              /* "", ",", ":2", "a,,b", "a," */
+        if (len == 1 && name[0] == '*') {
+            e.name = NULL;
+        } else {
+            if (memchr(name, '*', len))
+                return 1;                          /* no globbing: "node*" is a mistake */
+            e.name = name;
+            e.name_len = len;
+            cl->names_host = 1;
+        }
+        s = skip_space(s);
+        if (*s == ':') {
+            s = skip_space(s + 1);
+            if (*s == '*') {
+                e.count = INT_MAX;
+                s++;
+            } else {
+                if (!isdigit((unsigned char)*s))
+                    return 1;                      /* "a:", "a::1", "a:x", "a:-1" */
+                long long n = 0;
+                while (isdigit((unsigned char)*s)) {
+                    n = n * 10 + (*s - '0');
+                    if (n > INT_MAX)
+                        n = INT_MAX;               /* more than any host has: all of it */
+                    s++;
+                }
+                if (n < 1)
+                    return 1;                      /* "a:0" asks for nothing: a mistake */
+                e.count = (int)n;
+            }
+            s = skip_space(s);
+        }
+        cl->entry[cl->nentries++] = e;
+        if (*s == '\0')
+            return 0;
+        if (*s != ',')
+            return 1;                              /* "a:1x", "a b" */
         s++;
     }
-    while (isspace((unsigned char)*s))
-        s++;
-    if (*s || n < 1)
-        return 1;
-    return (int)n;
+}
+
+/* Case-insensitive ASCII hash and comparison of host names (DNS names ignore case). */
+static uint64_t name_hash(const char *s, size_t len)
+{
+    uint64_t h = 14695981039346656037ULL;          /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint64_t)tolower((unsigned char)s[i])) * 1099511628211ULL;
+    return h;
+}
+
+static int name_equals(const char *s, size_t len, const char *node)
+{
+    for (size_t i = 0; i < len; i++)
+        if (node[i] == '\0' || tolower((unsigned char)s[i]) != tolower((unsigned char)node[i]))
+            return 0;
+    return node[len] == '\0';
 }
 
 /*
- * Round-robin placement over nodes: node 0's lowest rank, node 1's lowest, ..., then every
- * node's second-lowest rank, ...; at most `per_node` ranks from one node.  Writes the first
- * `want` picks to out[] and returns how many were written (fewer when the nodes run out).
- * O(nprocs + nnodes) time and temporary memory.
+ * Walk the list and choose aggregators, in list order, writing at most `want` ranks to out[];
+ * returns how many (0 when the list matches no rank).
+ *   - "*:N": up to N more not-yet-chosen ranks of every node, round-robin: a pass takes the
+ *     lowest remaining rank of each node in node order, then the next pass, ... (N passes).
+ *   - "host:N": up to N not-yet-chosen ranks of the node(s) named host, round-robin over
+ *     those nodes (in node order) the same way.
+ * Ranks are always taken lowest first within a node, so a node's chosen ranks are a prefix of
+ * its ranks and a cursor per node is all the state needed.  Nodes that run out are dropped
+ * from the lists they are found in, once, so the walk is O(P + nnodes + entries + names).
  */
-static int place_aggregators(const weft_plan_input *in, int per_node, int want, int *out)
+static int select_aggregators(const weft_plan_input *in, const config_list *cl, int want,
+                              int *out)
 {
-    int P = in->nprocs, N = in->nnodes;
-    int *count = calloc((size_t)N + 1, sizeof *count);
+    int P = in->nprocs;
+    int N = in->node_of_rank ? in->nnodes : P;     /* no node information: a node per rank */
+    const char *const *names = in->node_of_rank ? in->node_name : NULL;
+    int *slot = calloc((size_t)N + 1, sizeof *slot); /* node n: ranks[slot[n] .. slot[n+1]) */
+    int *cursor = malloc((size_t)N * sizeof *cursor); /* next not-yet-chosen slot of node n */
     int *ranks = malloc((size_t)P * sizeof *ranks);
-    int *active = malloc((size_t)N * sizeof *active);
-    if (!count || !ranks || !active) {
-        free(count), free(ranks), free(active);
-        return -ENOMEM;
-    }
+    int *active = NULL, *link = NULL, *group_head = NULL, *group_rep = NULL, *table = NULL;
+    int got = 0, rc = -ENOMEM;
+    if (!slot || !cursor || !ranks)
+        goto out;
+
     /* Counting sort of the ranks by node (stable: ascending rank within a node). */
     for (int r = 0; r < P; r++)
-        count[in->node_of_rank[r] + 1]++;
+        slot[(in->node_of_rank ? in->node_of_rank[r] : r) + 1]++;
     for (int n = 0; n < N; n++)
-        count[n + 1] += count[n];            /* count[n] = first slot of node n */
+        slot[n + 1] += slot[n];
+    for (int n = 0; n < N; n++)
+        cursor[n] = slot[n];
     for (int r = 0; r < P; r++)
-        ranks[count[in->node_of_rank[r]]++] = r;
-    for (int n = N; n > 0; n--)
-        count[n] = count[n - 1];             /* back to first slot of node n */
-    count[0] = 0;                            /* node n: ranks[count[n] .. count[n+1]) */
-    int nactive = 0;
+        ranks[cursor[in->node_of_rank ? in->node_of_rank[r] : r]++] = r;
     for (int n = 0; n < N; n++)
-        if (count[n + 1] > count[n])
-            active[nactive++] = n;
-    int got = 0;
-    for (int pass = 0; pass < per_node && nactive > 0 && got < want; pass++) {
-        int keep = 0;
-        for (int i = 0; i < nactive && got < want; i++) {
-            int n = active[i];
-            out[got++] = ranks[count[n] + pass];
-            if (count[n] + pass + 1 < count[n + 1])
-                active[keep++] = n;
+        cursor[n] = slot[n];
+
+    /* Host names: nodes sharing a name form a group, linked in node order; an open-addressing
+     * table (power of two, at most half full) maps a name to its group. */
+    size_t mask = 0;
+    if (cl->names_host && names) {
+        size_t size = 2;
+        while (size < 2 * (size_t)N)
+            size *= 2;
+        mask = size - 1;
+        table = malloc(size * sizeof *table);
+        link = malloc((size_t)N * sizeof *link);
+        group_head = malloc((size_t)N * sizeof *group_head);
+        group_rep = malloc((size_t)N * sizeof *group_rep);
+        int *group_tail = malloc((size_t)N * sizeof *group_tail);
+        if (!table || !link || !group_head || !group_rep || !group_tail) {
+            free(group_tail);
+            goto out;
         }
-        nactive = keep;
+        for (size_t i = 0; i < size; i++)
+            table[i] = -1;
+        int ngroups = 0;
+        for (int n = 0; n < N; n++) {
+            link[n] = -1;
+            if (!names[n])
+                continue;
+            size_t len = strlen(names[n]);
+            size_t i = (size_t)name_hash(names[n], len) & mask;
+            while (table[i] >= 0 && !name_equals(names[n], len, names[group_rep[table[i]]]))
+                i = (i + 1) & mask;
+            if (table[i] < 0) {
+                table[i] = ngroups;
+                group_head[ngroups] = group_rep[ngroups] = group_tail[ngroups] = n;
+                ngroups++;
+            } else {
+                int g = table[i];
+                link[group_tail[g]] = n;
+                group_tail[g] = n;
+            }
+        }
+        free(group_tail);
     }
-    free(count), free(ranks), free(active);
-    return got;
+    if (!(active = malloc((size_t)N * sizeof *active)))
+        goto out;
+    int nactive = -1;                              /* the "*" node list, built when needed */
+
+    for (int k = 0; k < cl->nentries && got < want; k++) {
+        const config_entry *e = &cl->entry[k];
+        if (!e->name) {
+            if (nactive < 0) {
+                nactive = 0;
+                for (int n = 0; n < N; n++)
+                    if (slot[n + 1] > slot[n])
+                        active[nactive++] = n;
+            }
+            for (int pass = 0; pass < e->count && nactive > 0 && got < want; pass++) {
+                int keep = 0;
+                for (int i = 0; i < nactive && got < want; i++) {
+                    int n = active[i];
+                    if (cursor[n] == slot[n + 1])
+                        continue;                  /* emptied by a host entry */
+                    out[got++] = ranks[cursor[n]++];
+                    if (cursor[n] < slot[n + 1])
+                        active[keep++] = n;
+                }
+                nactive = keep;
+            }
+            continue;
+        }
+        if (!table)
+            continue;                              /* names unknown: no host matches */
+        size_t i = (size_t)name_hash(e->name, e->name_len) & mask;
+        while (table[i] >= 0 && !name_equals(e->name, e->name_len, names[group_rep[table[i]]]))
+            i = (i + 1) & mask;
+        if (table[i] < 0)
+            continue;                              /* no such host */
+        int *head = &group_head[table[i]];
+        int taken = 0;
+        while (*head >= 0 && taken < e->count && got < want) {
+            /* One pass over the group's nodes; nodes found empty are unlinked. */
+            for (int *at = head; *at >= 0 && taken < e->count && got < want;) {
+                int n = *at;
+                if (cursor[n] == slot[n + 1]) {
+                    *at = link[n];
+                    continue;
+                }
+                out[got++] = ranks[cursor[n]++];
+                taken++;
+                at = &link[n];
+            }
+        }
+    }
+    rc = got;
+out:
+    free(slot), free(cursor), free(ranks), free(active), free(link), free(group_head);
+    free(group_rep), free(table);
+    return rc;
 }
 
 /* Cycles of a contiguous domain [ds, de) whose cycles are cut from `base` (<= ds). */
@@ -158,7 +315,7 @@ static int plan_build(const weft_plan_input *in, weft_plan *plan)
         return PLAN_ERR_ARG;
     memset(plan, 0, sizeof *plan);
     if (!in || in->nprocs <= 0 || !in->first || !in->end || in->cb_buffer_size <= 0 ||
-        in->cb_nodes < 0 || in->stripe_unit < 0 || in->stripe_count < 0 ||
+        in->cb_nodes < 0 || in->total_bytes < 0 || in->stripe_unit < 0 || in->stripe_count < 0 ||
         (int)in->partition < (int)WEFT_PARTITION_EVEN ||
         (int)in->partition > (int)WEFT_PARTITION_GROUP_CYCLIC)
         return PLAN_ERR_ARG;
@@ -206,6 +363,26 @@ static int plan_build(const weft_plan_input *in, weft_plan *plan)
         end > INT64_MAX - 2 * max_off(unit, cycle_bytes))
         return PLAN_ERR_ARG;
 
+    /* The cb_config_list in effect.  With cb_nodes > 0 a list of only "*" entries is ignored
+     * and cb_nodes alone decides (any number per node, round-robin): the hint's default "*:1"
+     * arrives whether or not the user wrote it, so it cannot be read as a restriction.  A list
+     * naming hosts does restrict where they go, and cb_nodes takes the first cb_nodes of it. */
+    config_list config = {0};
+    config_entry default_entry = {NULL, 0, in->cb_nodes > 0 ? INT_MAX : 1};
+    const config_list fallback = {&default_entry, 1, 0};
+    const config_list *use = &fallback;
+    if (in->cb_config_list) {
+        int prc = config_parse(in->cb_config_list, &config);
+        if (prc < 0) {
+            free(config.entry);
+            return prc;
+        }
+        if (prc > 0)
+            plan->config_fallback = WEFT_PLAN_CONFIG_MALFORMED;
+        else if (config.names_host || in->cb_nodes == 0)
+            use = &config;
+    }
+
     plan->start = start;
     plan->end = end;
     plan->partition = kind;
@@ -213,21 +390,16 @@ static int plan_build(const weft_plan_input *in, weft_plan *plan)
     plan->group_size = 1;
     plan->cycle_bytes = cycle_bytes;
     if (start == end) {
-        /* Nothing accessed: no aggregators, no cycles (plan->start == plan->end == 0). */
+        /* Nothing accessed: no aggregators, no cycles (plan->start == plan->end == 0).  Still
+         * say whether a host list matches, so the fallback is reported whatever the range. */
         plan->start = plan->end = 0;
+        int probe, got = use->names_host ? select_aggregators(in, use, 1, &probe) : 1;
+        free(config.entry);
+        if (got < 0)
+            return got;
+        if (got == 0)
+            plan->config_fallback = WEFT_PLAN_CONFIG_NO_MATCH;
         return 0;
-    }
-
-    /* How many aggregators are wanted, and how many the placement may take per node. */
-    int per_node, want;
-    int nnodes = in->node_of_rank ? in->nnodes : in->nprocs;
-    if (in->cb_nodes > 0) {
-        want = in->cb_nodes < in->nprocs ? in->cb_nodes : in->nprocs;
-        per_node = INT_MAX;
-    } else {
-        per_node = per_node_from_config(in->cb_config_list);
-        long long w = (long long)nnodes * per_node;
-        want = w < in->nprocs ? (int)w : in->nprocs;
     }
 
     /* Never more than needed: every aggregator gets at least one unit of the range. */
@@ -240,24 +412,31 @@ static int plan_build(const weft_plan_input *in, weft_plan *plan)
     } else {
         cap = nblocks;
     }
+    /* weft_aggregators=auto: at least one full cycle of data per aggregator, since one with
+     * less still pays a whole cycle's synchronisation. */
+    if (in->aggregators_auto)
+        cap = min_off(cap, max_off(1, ceil_div(in->total_bytes, in->cb_buffer_size)));
+    int want = in->cb_nodes > 0 && in->cb_nodes < in->nprocs ? in->cb_nodes : in->nprocs;
     if (want > cap)
         want = (int)cap;
 
-    /* Place them (round-robin over nodes). */
+    /* Choose them in list order; every limit above keeps a prefix of that order. */
     int *ranks = malloc((size_t)want * sizeof *ranks);
-    if (!ranks)
+    if (!ranks) {
+        free(config.entry);
         return -ENOMEM;
-    int A;
-    if (in->node_of_rank) {
-        A = place_aggregators(in, per_node, want, ranks);
-        if (A < 0) {
-            free(ranks);
-            return A;
-        }
-    } else {
-        /* No node information: every rank is a node of its own. */
-        for (A = 0; A < want; A++)
-            ranks[A] = A;
+    }
+    int A = select_aggregators(in, use, want, ranks);
+    if (A == 0) {
+        /* Only a list of host names that match no node gets here. */
+        plan->config_fallback = WEFT_PLAN_CONFIG_NO_MATCH;
+        use = &fallback;
+        A = select_aggregators(in, use, want, ranks);
+    }
+    free(config.entry);
+    if (A < 0) {
+        free(ranks);
+        return A;
     }
 
     /* Partition.  EVEN may trim A further so that no domain is empty. */

@@ -28,14 +28,35 @@ typedef struct weft_plan_input {
     const int *node_of_rank;      /* per rank: node index in [0, nnodes); NULL = every rank
                                      is a node of its own */
     int nnodes;
-    int cb_nodes;                 /* aggregators wanted; 0 = one per node */
-    const char *cb_config_list;   /* ROMIO syntax, e.g. "*:2" = two per node; NULL = "*:1";
-                                     "*:*" = every rank; anything else (host lists) = "*:1" */
+    int cb_nodes;                 /* aggregators wanted; 0 = as cb_config_list says.  With a
+                                     list of only "*" entries: this many, any number per node;
+                                     with a list naming hosts: the first this many of it */
+    const char *cb_config_list;   /* ROMIO syntax "name[:N],...", name a host or "*", N a
+                                     count or "*" (all); e.g. "*:2" = two per node,
+                                     "io1:2,*:1"; NULL = "*:1".  A malformed list, or one that
+                                     matches no host, means "*:1" (plan.config_fallback) */
+    const char *const *node_name; /* per node index [0, nnodes): its host name, matched
+                                     ASCII case-insensitively against cb_config_list; NULL =
+                                     names unknown (only "*" entries match); an entry may be
+                                     NULL (that node matches only "*").  Ignored when
+                                     node_of_rank is NULL */
     MPI_Offset cb_buffer_size;    /* bytes per aggregator per cycle (> 0) */
     weft_partition_kind partition;
     MPI_Offset stripe_unit;       /* file-system stripe size; 0 = unknown */
     int stripe_count;             /* file-system stripe count; 0 = unknown */
+    int aggregators_auto;         /* weft_aggregators: 0 = the hints decide the count ("hints");
+                                     1 = "auto": at most max(1, ceil(total_bytes /
+                                     cb_buffer_size)) of the hint-derived aggregators */
+    MPI_Offset total_bytes;       /* bytes all ranks access in this call, summed (>= 0); only
+                                     read when aggregators_auto is set */
 } weft_plan_input;
+
+/* plan.config_fallback: why cb_config_list was replaced by the default "*:1". */
+enum {
+    WEFT_PLAN_CONFIG_OK = 0,        /* the list was used (or was NULL) */
+    WEFT_PLAN_CONFIG_MALFORMED = 1, /* the list does not parse */
+    WEFT_PLAN_CONFIG_NO_MATCH = 2,  /* it parses but names no host that has ranks */
+};
 
 typedef struct weft_plan {
     int naggregators;             /* 0 exactly when the range is empty (then ncycles = 0) */
@@ -53,11 +74,16 @@ typedef struct weft_plan {
                                      is at least one unit: a stripe unit above cb_buffer_size
                                      gives cycles of one unit) */
     int ncycles;                  /* cycles the busiest aggregator needs */
+    int config_fallback;          /* WEFT_PLAN_CONFIG_*: non-zero when cb_config_list was
+                                     ignored for "*:1" (set whatever the range, so the engine
+                                     can warn once) */
 } weft_plan;
 
 /* Build the plan.  Returns 0, or a negative code (common/error.h) for invalid input or no
- * memory.  Aggregators are spread over nodes (round-robin across nodes, lowest ranks first
- * within a node), never more than nprocs, never more than needed to cover the range. */
+ * memory.  Aggregators are chosen in cb_config_list order ("*" entries round-robin across
+ * nodes, lowest ranks first within a node), never more than nprocs, never more than needed
+ * to cover the range (nor, with aggregators_auto, than the data fills cycles for).
+ * O(nprocs + nnodes + list length) time and temporary memory. */
 int weft_plan_build(const weft_plan_input *in, weft_plan *plan);
 void weft_plan_free(weft_plan *plan);
 

@@ -32,7 +32,18 @@ typedef enum {
       "Number of aggregators for collective I/O; 0 means one per node (the node count is " \
       "found with MPI_Comm_split_type), ROMIO's default placement.") \
     X(CB_CONFIG_LIST, "cb_config_list", STRING, "*:1", 0, 0, NULL, \
-      "ROMIO syntax naming aggregator hosts (\"*:N\" = N per node). Default one per node.") \
+      "Where aggregators go, in ROMIO syntax: a comma-separated list of `name[:N]`, name a " \
+      "host (matched ignoring case) or `*` for every node, N a count or `*` for all of the " \
+      "host's processes, 1 when omitted; e.g. `*:2` = two per node, `io1:4,*:1`. Entries " \
+      "take not-yet-chosen processes, lowest ranks first, in list order, which is aggregator " \
+      "order; hosts not covered get none. With cb_nodes > 0 a list naming hosts is cut to " \
+      "its first cb_nodes, and a list of only `*` entries is ignored. A malformed list, or " \
+      "one matching no host, means `*:1` (warned once). Default one per node.") \
+    X(WEFT_AGGREGATORS, "weft_aggregators", ENUM, "hints", 0, 0, "hints|auto", \
+      "How many aggregators collective I/O uses: hints = as cb_nodes and cb_config_list say; " \
+      "auto = at most max(1, ceil(bytes accessed / cb_buffer_size)) of those, the first ones " \
+      "(so they stay spread over nodes): each aggregator gets at least one full cycle of " \
+      "data, because one with less pays a cycle's synchronisation for little data.") \
     X(ROMIO_CB_WRITE, "romio_cb_write", ENUM, "automatic", 0, 0, "automatic|enable|disable", \
       "Two-phase aggregation for collective writes; automatic skips it when accesses do not " \
       "interleave and are large, where aggregation only adds a copy.") \
@@ -90,6 +101,7 @@ typedef enum {
 } weft_hint_id;
 
 enum { WEFT_CB_AUTOMATIC = 0, WEFT_CB_ENABLE = 1, WEFT_CB_DISABLE = 2 };
+enum { WEFT_AGGREGATORS_HINTS = 0, WEFT_AGGREGATORS_AUTO = 1 }; /* weft_aggregators */
 
 #define WEFT_HINT_STRING_MAX 256
 

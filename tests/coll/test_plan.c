@@ -12,8 +12,10 @@
 #include "coll/plan.h"
 #include "common/error.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <strings.h>
 
 static uint64_t rng;
 
@@ -75,37 +77,122 @@ static MPI_Offset cdiv(MPI_Offset a, MPI_Offset b) { return (a + b - 1) / b; }
 static MPI_Offset mino(MPI_Offset a, MPI_Offset b) { return a < b ? a : b; }
 static MPI_Offset maxo(MPI_Offset a, MPI_Offset b) { return a > b ? a : b; }
 
-/* Per-node limit of a cb_config_list: "*:N" -> N, "*:*" -> unlimited, else 1. */
-static int expect_per_node(const char *s)
+/* Reference cb_config_list: parsed and applied the plain way, O(P) per pick, written from
+ * the rules in docs/COLLECTIVE.md without looking at plan.c's walk. */
+typedef struct {
+    char name[64];                /* "" for "*" */
+    long long count;              /* LLONG_MAX for ":*" */
+} ref_entry;
+
+static char *ref_trim(char *s)
 {
-    if (!s)
-        return 1;
-    while (*s == ' ')
+    while (isspace((unsigned char)*s))
         s++;
-    if (strncmp(s, "*:", 2))
-        return 1;
-    s += 2;
-    if (*s == '*') {
-        s++;
-        while (*s == ' ')
-            s++;
-        return *s ? 1 : INT_MAX;
-    }
-    char *e;
-    long n = strtol(s, &e, 10);
-    if (e == s || *s == '-' || *s == '+')
-        return 1;
-    while (*e == ' ')
-        e++;
-    return *e || n < 1 ? 1 : (int)mino(n, INT_MAX);
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
 }
+
+/* Entries, or -1 when malformed. */
+static int ref_parse(const char *list, ref_entry *e, int max)
+{
+    char buf[4096];
+    if (strlen(list) >= sizeof buf)
+        return -1;
+    strcpy(buf, list);
+    int n = 0;
+    char *piece = buf;
+    for (;;) {
+        char *comma = strchr(piece, ',');
+        if (comma)
+            *comma = '\0';
+        char *colon = strchr(piece, ':');
+        if (colon)
+            *colon = '\0';
+        char *name = ref_trim(piece);
+        if (!*name || strlen(name) >= sizeof e->name || n == max)
+            return -1;
+        for (char *q = name; *q; q++)
+            if (isspace((unsigned char)*q) || (*q == '*' && strcmp(name, "*")))
+                return -1;
+        strcpy(e[n].name, strcmp(name, "*") ? name : "");
+        e[n].count = 1;
+        if (colon) {
+            char *num = ref_trim(colon + 1);
+            if (!strcmp(num, "*")) {
+                e[n].count = LLONG_MAX;
+            } else {
+                if (!*num || strspn(num, "0123456789") != strlen(num))
+                    return -1;
+                e[n].count = strlen(num) > 15 ? LLONG_MAX : strtoll(num, NULL, 10);
+                if (e[n].count < 1)
+                    return -1;
+            }
+        }
+        n++;
+        if (!comma)
+            return n;
+        piece = comma + 1;
+    }
+}
+
+static int ref_node(const weft_plan_input *in, int r)
+{
+    return in->node_of_rank ? in->node_of_rank[r] : r;
+}
+
+/* Lowest not-yet-chosen rank of node n, or -1. */
+static int ref_lowest(const weft_plan_input *in, const char *used, int n)
+{
+    for (int r = 0; r < in->nprocs; r++)
+        if (!used[r] && ref_node(in, r) == n)
+            return r;
+    return -1;
+}
+
+/* The aggregators the entries choose, in order (no limit). */
+static int ref_apply(const weft_plan_input *in, const ref_entry *e, int ne, int *out)
+{
+    int N = in->node_of_rank ? in->nnodes : in->nprocs, got = 0;
+    const char *const *names = in->node_of_rank ? in->node_name : NULL;
+    char *used = calloc((size_t)in->nprocs, 1);
+    CHECK(used, "out of memory");
+    for (int k = 0; k < ne; k++) {
+        /* One pass takes one rank from every matching node; "*:N" = N passes, "host:N" =
+         * passes until N taken. */
+        long long taken = 0, passes = 0;
+        for (;;) {
+            int picked = 0;
+            for (int n = 0; n < N; n++) {
+                if (e[k].name[0] && !(names && names[n] && !strcasecmp(names[n], e[k].name)))
+                    continue;
+                if (e[k].name[0] && taken == e[k].count)
+                    break;
+                int r = ref_lowest(in, used, n);
+                if (r >= 0)
+                    used[r] = 1, out[got++] = r, picked++, taken++;
+            }
+            passes++;
+            if (!picked || (e[k].name[0] ? taken == e[k].count : passes == e[k].count))
+                break;
+        }
+    }
+    free(used);
+    return got;
+}
+
+/* The reference walk costs O(P) per pick; larger cases use the "*"-only formula. */
+#define REF_MAX_PROCS 2000
 
 typedef struct {
     MPI_Offset start, end;
     weft_partition_kind kind;
     MPI_Offset unit, cycle_bytes;
-    int want;        /* aggregators the hints ask for (before the placement and the cap) */
-    int per_node;
+    int want;        /* aggregators the hints give (the reference list's length) */
+    int *cand;       /* the reference aggregator list, in order (NULL: not computed) */
+    int per_node;    /* the list in effect is one "*:N" entry: N; otherwise 0 */
+    int fallback;    /* expected plan.config_fallback */
 } expect_t;
 
 static expect_t expect_of(const weft_plan_input *in)
@@ -131,13 +218,52 @@ static expect_t expect_of(const weft_plan_input *in)
     x.cycle_bytes = x.kind == WEFT_PARTITION_EVEN
                         ? in->cb_buffer_size
                         : maxo(x.unit, in->cb_buffer_size / x.unit * x.unit);
-    if (in->cb_nodes > 0) {
-        x.want = (int)mino(in->cb_nodes, in->nprocs);
-        x.per_node = INT_MAX;
-    } else {
-        x.per_node = expect_per_node(in->cb_config_list);
-        x.want = (int)mino((long long)in->nnodes * x.per_node, in->nprocs);
+
+    /* The list in effect: the default when NULL, malformed, matching nothing, or (with
+     * cb_nodes) naming no host. */
+    ref_entry e[64], dflt = {"", in->cb_nodes > 0 ? LLONG_MAX : 1};
+    int ne = in->cb_config_list ? ref_parse(in->cb_config_list, e, 64) : -1;
+    if (in->cb_config_list && ne < 0)
+        x.fallback = WEFT_PLAN_CONFIG_MALFORMED;
+    int names_host = 0;
+    for (int k = 0; k < ne; k++)
+        names_host |= e[k].name[0] != '\0';
+    if (in->nprocs > REF_MAX_PROCS) {
+        /* Too large for the reference walk: only one "*" entry (or the cb_nodes rule) here,
+         * whose count is sum over nodes of min(ranks, N); check_placement checks the order. */
+        CHECK(ne < 0 || (!names_host && (ne == 1 || in->cb_nodes > 0)),
+              "large cases take one \"*\" entry");
+        x.per_node = in->cb_nodes > 0 ? INT_MAX
+                     : ne == 1 ? (int)mino(e[0].count, INT_MAX) : 1;
+        int N = in->node_of_rank ? in->nnodes : in->nprocs;
+        int *size = calloc((size_t)N, sizeof *size);
+        CHECK(size, "out of memory");
+        for (int r = 0; r < in->nprocs; r++)
+            size[ref_node(in, r)]++;
+        long long placeable = 0;
+        for (int n = 0; n < N; n++)
+            placeable += mino(size[n], x.per_node);
+        free(size);
+        x.want = (int)mino(placeable, in->cb_nodes > 0 ? in->cb_nodes : in->nprocs);
+        return x;
     }
+    x.cand = malloc((size_t)in->nprocs * sizeof *x.cand);
+    CHECK(x.cand, "out of memory");
+    int n = 0;
+    if (ne > 0 && (names_host || in->cb_nodes == 0)) {
+        n = ref_apply(in, e, ne, x.cand);
+        if (n == 0)
+            x.fallback = WEFT_PLAN_CONFIG_NO_MATCH;
+        else if (ne == 1 && !names_host)
+            x.per_node = e[0].count > INT_MAX ? INT_MAX : (int)e[0].count;
+    }
+    if (n == 0) {
+        n = ref_apply(in, &dflt, 1, x.cand);
+        x.per_node = in->cb_nodes > 0 ? INT_MAX : 1;
+    }
+    if (in->cb_nodes > 0 && n > in->cb_nodes)
+        n = in->cb_nodes;
+    x.want = n;
     return x;
 }
 
@@ -209,19 +335,12 @@ static void check_placement(const weft_plan_input *in, const weft_plan *p, int p
     free(used), free(size), free(got), free(maxagg);
 }
 
-/* Expected aggregator count: want, limited by the placement (per_node) and by the cap. */
+/* Expected aggregator count: the reference list, limited by the cap (and auto), then the
+ * even trim. */
 static int expect_count(const weft_plan_input *in, const expect_t *x)
 {
     if (x->start == x->end)
         return 0;
-    long long placeable = 0;
-    int *size = calloc((size_t)in->nnodes, sizeof *size);
-    CHECK(size, "out of memory");
-    for (int r = 0; r < in->nprocs; r++)
-        size[in->node_of_rank[r]]++;
-    for (int n = 0; n < in->nnodes; n++)
-        placeable += mino(size[n], x->per_node);
-    free(size);
     MPI_Offset R = x->end - x->start;
     MPI_Offset nb = (x->end - 1) / x->unit - x->start / x->unit + 1;
     MPI_Offset A = x->want;
@@ -229,7 +348,8 @@ static int expect_count(const weft_plan_input *in, const expect_t *x)
         A = mino(A, maxo(1, R / (in->stripe_unit > 0 ? in->stripe_unit : 1)));
     else
         A = mino(A, nb);
-    A = mino(A, placeable);
+    if (in->aggregators_auto)
+        A = mino(A, maxo(1, cdiv(in->total_bytes, in->cb_buffer_size)));
     if (x->kind == WEFT_PARTITION_EVEN)
         A = cdiv(R, cdiv(R, A));
     return (int)A;
@@ -341,6 +461,12 @@ static int check_plan(const weft_plan_input *in, int brute, const char *what)
     int A = p.naggregators;
     int expA = expect_count(in, &x);
     CHECK(A == expA, "%s: %d aggregators, expected %d (want %d)", what, A, expA, x.want);
+    CHECK(p.config_fallback == x.fallback, "%s: config_fallback %d, expected %d", what,
+          p.config_fallback, x.fallback);
+    for (int a = 0; x.cand && a < A; a++)
+        CHECK(p.aggregator_rank[a] == x.cand[a], "%s: aggregator %d is rank %d, the reference "
+              "says %d", what, a, p.aggregator_rank[a], x.cand[a]);
+    free(x.cand);
     if (x.start == x.end) {
         CHECK(A == 0 && p.ncycles == 0, "%s: empty range but %d aggregators, %d cycles", what,
               A, p.ncycles);
@@ -352,7 +478,8 @@ static int check_plan(const weft_plan_input *in, int brute, const char *what)
         return 0;
     }
     CHECK(A >= 1 && A <= x.want, "%s: %d aggregators, want %d", what, A, x.want);
-    check_placement(in, &p, x.per_node);
+    if (x.per_node > 0 && in->node_of_rank)
+        check_placement(in, &p, x.per_node);
     check_domains(in, &p, &x);
 
     /* Windows of every cycle of every aggregator. */
@@ -809,6 +936,354 @@ static void test_random_small(int iters)
     }
 }
 
+/* Build with `in`, check the plan, and compare the aggregator list with `expect` (n ranks) and
+ * config_fallback with `fallback`. */
+static void expect_aggregators(const weft_plan_input *in, const int *expect, int n, int fallback,
+                               const char *what)
+{
+    weft_plan p;
+    CHECK(weft_plan_build(in, &p) == 0, "%s: build", what);
+    CHECK(p.config_fallback == fallback, "%s: config_fallback %d, expected %d", what,
+          p.config_fallback, fallback);
+    CHECK(p.naggregators == n, "%s: %d aggregators, expected %d", what, p.naggregators, n);
+    for (int a = 0; a < n; a++)
+        CHECK(p.aggregator_rank[a] == expect[a], "%s: aggregator %d is rank %d, expected %d",
+              what, a, p.aggregator_rank[a], expect[a]);
+    weft_plan_free(&p);
+    check_plan(in, 0, what);
+}
+
+#define EXPECT_LIST(in, fallback, what, ...) \
+    do { \
+        static const int list_[] = {__VA_ARGS__}; \
+        expect_aggregators(in, list_, (int)(sizeof list_ / sizeof *list_), fallback, what); \
+    } while (0)
+
+/* cb_config_list with host names: exact aggregator lists. */
+static void test_config_lists(void)
+{
+    /* 4 nodes x 3 ranks, block placement: hostA = 0,1,2, hostB = 3,4,5, hostC = 6,7,8,
+     * hostD = 9,10,11; 1 MiB each, so the range never limits the count. */
+    static const char *const names[] = {"hostA", "hostB", "hostC", "hostD"};
+    ranks_t r;
+    ranks_alloc(&r, 12, 4);
+    for (int i = 0; i < 12; i++)
+        r.first[i] = (MPI_Offset)i << 20, r.end[i] = r.first[i] + (1 << 20);
+    weft_plan_input in = make_input(&r, WEFT_PARTITION_EVEN, 0, NULL, 1 << 20, 0, 0);
+    in.node_name = names;
+    const int ok = WEFT_PLAN_CONFIG_OK, malformed = WEFT_PLAN_CONFIG_MALFORMED,
+              no_match = WEFT_PLAN_CONFIG_NO_MATCH;
+
+    in.cb_config_list = "*:2";
+    EXPECT_LIST(&in, ok, "*:2", 0, 3, 6, 9, 1, 4, 7, 10);
+    in.cb_config_list = "*:*";
+    EXPECT_LIST(&in, ok, "*:*", 0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11);
+    in.cb_config_list = "*";
+    EXPECT_LIST(&in, ok, "* alone is *:1", 0, 3, 6, 9);
+    in.cb_config_list = "hostB:2,hostA";
+    EXPECT_LIST(&in, ok, "hostB:2,hostA", 3, 4, 0);
+    in.cb_config_list = "hostA:*";
+    EXPECT_LIST(&in, ok, "hostA:*", 0, 1, 2);
+    in.cb_config_list = "hostA:1,*:1";     /* "*" takes hostA's next rank, never rank 0 again */
+    EXPECT_LIST(&in, ok, "hostA:1,*:1", 0, 1, 3, 6, 9);
+    in.cb_config_list = "hostA:1,hostA:1";
+    EXPECT_LIST(&in, ok, "hostA twice", 0, 1);
+    in.cb_config_list = "hostA:5";         /* more than the host has: all of it */
+    EXPECT_LIST(&in, ok, "hostA:5", 0, 1, 2);
+    in.cb_config_list = "hostD:99999999999999";
+    EXPECT_LIST(&in, ok, "huge count", 9, 10, 11);
+    in.cb_config_list = "HOSTb:1,hostc";   /* names match ignoring case */
+    EXPECT_LIST(&in, ok, "case", 3, 6);
+    in.cb_config_list = " hostB : 2 ,\t* : 1 ";
+    EXPECT_LIST(&in, ok, "whitespace", 3, 4, 0, 5, 6, 9);
+    in.cb_config_list = "hostC:*,*:*";
+    EXPECT_LIST(&in, ok, "host then all", 6, 7, 8, 0, 3, 9, 1, 4, 10, 2, 5, 11);
+    in.cb_config_list = "hostZ:3,hostD:1"; /* an unknown host among known ones is skipped */
+    EXPECT_LIST(&in, ok, "one unknown", 9);
+
+    /* cb_nodes cuts a host list to its first cb_nodes... */
+    in.cb_nodes = 2;
+    in.cb_config_list = "hostC:*,hostA:1";
+    EXPECT_LIST(&in, ok, "cb_nodes=2 hostC:*,hostA:1", 6, 7);
+    in.cb_nodes = 5;
+    in.cb_config_list = "hostC:*,hostA:1";
+    EXPECT_LIST(&in, ok, "cb_nodes=5 hostC:*,hostA:1", 6, 7, 8, 0);
+    /* ...and ignores a list of only "*" entries (any number per node, round-robin). */
+    in.cb_config_list = "*:1";
+    EXPECT_LIST(&in, ok, "cb_nodes=5 *:1", 0, 3, 6, 9, 1);
+    in.cb_config_list = "hostZ";           /* matches nothing: the cb_nodes rule */
+    EXPECT_LIST(&in, no_match, "cb_nodes=5 hostZ", 0, 3, 6, 9, 1);
+    in.cb_config_list = "a::1";
+    EXPECT_LIST(&in, malformed, "cb_nodes=5 a::1", 0, 3, 6, 9, 1);
+    in.cb_nodes = 0;
+
+    /* Fallback to "*:1". */
+    in.cb_config_list = "hostZ:2";
+    EXPECT_LIST(&in, no_match, "unknown host", 0, 3, 6, 9);
+    in.cb_config_list = "hostZ:2,hostY";
+    EXPECT_LIST(&in, no_match, "unknown hosts", 0, 3, 6, 9);
+    static const char *const malformed_lists[] = {
+        "host:0", "host:x", ",", "a::1", "", "   ", "hostA:2,", ",hostA", "hostA,,hostB",
+        "hostA 2", "host*", "*x", "hostA:-1", "hostA:+1", "hostA:1:2", "hostA:", ":2", "*:0",
+        "*:1x", "hostA:*2",
+    };
+    for (size_t k = 0; k < sizeof malformed_lists / sizeof *malformed_lists; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "malformed \"%s\"", malformed_lists[k]);
+        in.cb_config_list = malformed_lists[k];
+        EXPECT_LIST(&in, malformed, what, 0, 3, 6, 9);
+    }
+    in.cb_config_list = NULL;              /* NULL is the default, not a fallback */
+    EXPECT_LIST(&in, ok, "NULL", 0, 3, 6, 9);
+
+    /* Names unknown: only "*" entries match. */
+    in.node_name = NULL;
+    in.cb_config_list = "hostA:2";
+    EXPECT_LIST(&in, no_match, "node_name NULL", 0, 3, 6, 9);
+    in.cb_config_list = "hostA:2,*:1";
+    EXPECT_LIST(&in, ok, "node_name NULL with *", 0, 3, 6, 9);
+    in.node_of_rank = NULL;                /* no node information: names ignored too */
+    in.node_name = names;
+    in.cb_config_list = "hostA:2";
+    EXPECT_LIST(&in, no_match, "node_of_rank NULL", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+    in.node_of_rank = r.node;
+
+    /* Nodes sharing a name (virtual nodes on one host), a node without a name, a node
+     * without ranks: node 0 = hostA (0,1,2), node 1 = hostA (3,4,5), node 2 = unnamed
+     * (6..11), node 3 = hostB (no ranks). */
+    static const char *const shared[] = {"hostA", "hostA", NULL, "hostB"};
+    for (int i = 6; i < 12; i++)
+        r.node[i] = 2;
+    in.node_name = shared;
+    in.cb_config_list = "hostA:3";         /* round-robin over the two hostA nodes */
+    EXPECT_LIST(&in, ok, "shared name", 0, 3, 1);
+    in.cb_config_list = "hostA:*";
+    EXPECT_LIST(&in, ok, "shared name *", 0, 3, 1, 4, 2, 5);
+    in.cb_config_list = "hostB:2";         /* exists, but has no ranks */
+    EXPECT_LIST(&in, no_match, "host without ranks", 0, 3, 6);
+    in.cb_config_list = "hostB:2,*:2";
+    EXPECT_LIST(&in, ok, "unnamed node via *", 0, 3, 6, 1, 4, 7);
+
+    /* Empty range: no aggregators, but the fallback is still reported. */
+    for (int i = 0; i < 12; i++)
+        r.first[i] = -1;
+    weft_plan p;
+    struct { const char *list; int fallback; } empty[] = {
+        {"hostA:1", ok}, {"hostZ", no_match}, {",", malformed}, {"*:2", ok}, {NULL, ok},
+    };
+    for (size_t k = 0; k < sizeof empty / sizeof *empty; k++) {
+        in.cb_config_list = empty[k].list;
+        CHECK(weft_plan_build(&in, &p) == 0 && p.naggregators == 0 &&
+              p.config_fallback == empty[k].fallback, "empty range, list %s: fallback %d",
+              empty[k].list ? empty[k].list : "NULL", p.config_fallback);
+        weft_plan_free(&p);
+    }
+    ranks_free(&r);
+}
+
+/* weft_aggregators=auto: at most max(1, ceil(total_bytes / cb_buffer_size)) of the hint set. */
+static void test_auto(void)
+{
+    ranks_t r;
+    ranks_alloc(&r, 32, 8);           /* 8 nodes x 4 ranks, block placement */
+    for (int i = 0; i < 32; i++)
+        r.first[i] = (MPI_Offset)i << 20, r.end[i] = r.first[i] + (1 << 20);
+    const MPI_Offset MiB = 1 << 20;
+    struct { const char *list; int cb_nodes; MPI_Offset total; int expect; } cases[] = {
+        {NULL, 0, 0, 1},                  /* nothing counted: still one */
+        {NULL, 0, 100, 1},                /* small */
+        {NULL, 0, MiB, 1},                /* exactly one cycle */
+        {NULL, 0, MiB + 1, 2},
+        {NULL, 0, 3 * MiB, 3},            /* exact multiple */
+        {NULL, 0, 3 * MiB + 1, 4},
+        {NULL, 0, 8 * MiB, 8},
+        {NULL, 0, 100 * MiB, 8},          /* large: the hint count */
+        {"*:2", 0, 10 * MiB, 10},
+        {"*:2", 0, 1LL << 40, 16},
+        {NULL, 12, 20 * MiB, 12},
+        {"hostless:1", 0, 5 * MiB, 5},    /* a fallback list sizes the same way */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        for (int ki = 0; ki < 4; ki++) {
+            weft_plan_input in = make_input(&r, kinds[ki], cases[k].cb_nodes, cases[k].list,
+                                            MiB, 1 << 16, 4);
+            in.aggregators_auto = 1;
+            in.total_bytes = cases[k].total;
+            char what[128];
+            snprintf(what, sizeof what, "auto total=%lld list=%s cb_nodes=%d %s",
+                     (long long)cases[k].total, cases[k].list ? cases[k].list : "NULL",
+                     cases[k].cb_nodes, kind_name(kinds[ki]));
+            CHECK(check_plan(&in, 0, what) == cases[k].expect, "%s: expected %d", what,
+                  cases[k].expect);
+            in.aggregators_auto = 0;      /* "hints": total_bytes is not read */
+            snprintf(what, sizeof what, "hints total=%lld", (long long)cases[k].total);
+            check_plan(&in, 0, what);
+        }
+    }
+    /* The first A of the hint set, so still spread: "*:2" over 8 nodes, A = 10. */
+    weft_plan p;
+    weft_plan_input in = make_input(&r, WEFT_PARTITION_EVEN, 0, "*:2", MiB, 0, 0);
+    in.aggregators_auto = 1;
+    in.total_bytes = 10 * MiB;
+    static const int spread[10] = {0, 4, 8, 12, 16, 20, 24, 28, 1, 5};
+    CHECK(weft_plan_build(&in, &p) == 0 && p.naggregators == 10, "auto spread");
+    for (int a = 0; a < 10; a++)
+        CHECK(p.aggregator_rank[a] == spread[a], "auto: aggregator %d is rank %d, expected %d",
+              a, p.aggregator_rank[a], spread[a]);
+    weft_plan_free(&p);
+    /* cb_buffer_size is the cycle unit: 4 MiB cycles, 10 MiB -> 3. */
+    in.cb_buffer_size = 4 * MiB;
+    CHECK(weft_plan_build(&in, &p) == 0 && p.naggregators == 3, "auto 4 MiB cycles: %d",
+          p.naggregators);
+    weft_plan_free(&p);
+    in.total_bytes = -1;
+    CHECK(weft_plan_build(&in, &p) == WEFT_MPI_ERR(MPI_ERR_ARG), "total_bytes < 0");
+    ranks_free(&r);
+}
+
+static uint64_t run_seed;
+
+/* Random lists, names and layouts against the reference (ref_apply through check_plan). */
+static void test_random_config(int iters)
+{
+    static const char *const pool[] = {"hostA", "hostB", "HostA", "hostC", "n1", NULL};
+    static const char *const entry_names[] = {"*", "hostA", "hostB", "hostc", "n1", "hostZ",
+                                              "HOSTA"};
+    static const char *const counts[] = {"", ":1", ":2", ":3", ":*", " : 2 ", ":7"};
+    static const char *const junk[] = {":0", "::", ":x", ",", " x", "*"};
+    int outcome[3] = {0, 0, 0};
+    for (int it = 0; it < iters; it++) {
+        uint64_t seed = test_rand(&rng), st = seed;
+        int P = 1 + (int)test_rand_below(&st, 40);
+        int N = 1 + (int)test_rand_below(&st, (uint64_t)(P < 10 ? P + 2 : 10));
+        ranks_t r;
+        ranks_alloc(&r, P, N);
+        int random_nodes = (int)test_rand_below(&st, 2);
+        for (int i = 0; i < P; i++) {
+            if (random_nodes)
+                r.node[i] = (int)test_rand_below(&st, (uint64_t)N);
+            if (test_rand_below(&st, 4) == 0)
+                continue;
+            r.first[i] = (MPI_Offset)test_rand_below(&st, 3000);
+            r.end[i] = r.first[i] + (MPI_Offset)test_rand_below(&st, 600);
+        }
+        const char *names[12];
+        for (int n = 0; n < N; n++)
+            names[n] = pool[test_rand_below(&st, 6)];
+        char list[256] = "";
+        int nentries = 1 + (int)test_rand_below(&st, 4);
+        for (int k = 0; k < nentries; k++) {
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%s%s%s", k ? "," : "",
+                     test_rand_below(&st, 4) == 0 ? " " : "",
+                     entry_names[test_rand_below(&st, 7)], counts[test_rand_below(&st, 7)]);
+            if (test_rand_below(&st, 25) == 0) {
+                len = strlen(list);
+                snprintf(list + len, sizeof list - len, "%s", junk[test_rand_below(&st, 6)]);
+            }
+        }
+        int cb_nodes = test_rand_below(&st, 3) ? 0 : 1 + (int)test_rand_below(&st, 20);
+        MPI_Offset cb = 1 + (MPI_Offset)test_rand_below(&st, 400);
+        MPI_Offset su = test_rand_below(&st, 3) == 0 ? 0 : 1 + (MPI_Offset)test_rand_below(&st, 200);
+        weft_partition_kind k = kinds[test_rand_below(&st, 4)];
+        weft_plan_input in = make_input(&r, k, cb_nodes, list, cb, su,
+                                        (int)test_rand_below(&st, 5));
+        int names_known = test_rand_below(&st, 5) != 0;
+        in.node_name = names_known ? names : NULL;
+        if (test_rand_below(&st, 10) == 0)
+            in.node_of_rank = NULL;
+        in.aggregators_auto = (int)test_rand_below(&st, 2);
+        in.total_bytes = (MPI_Offset)test_rand_below(&st, 4) * cb +
+                         (MPI_Offset)test_rand_below(&st, 3) - 1;
+        if (in.total_bytes < 0)
+            in.total_bytes = 0;
+        char what[400];
+        snprintf(what, sizeof what, "random config #%d (run seed %llu, case seed %llu: P=%d "
+                 "N=%d list=\"%s\" names=%s node_of_rank=%s cb_nodes=%d auto=%d total=%lld "
+                 "%s cb=%lld su=%lld)", it, (unsigned long long)run_seed,
+                 (unsigned long long)seed, P, N, list, names_known ? "yes" : "NULL",
+                 in.node_of_rank ? "yes" : "NULL", cb_nodes, in.aggregators_auto,
+                 (long long)in.total_bytes, kind_name(k), (long long)cb, (long long)su);
+        check_plan(&in, 0, what);
+        weft_plan p;
+        CHECK(weft_plan_build(&in, &p) == 0, "%s: build", what);
+        outcome[p.config_fallback]++;
+        weft_plan_free(&p);
+        ranks_free(&r);
+    }
+    /* The mix matters: most lists should be used, some fall back either way. */
+    printf("coll_plan: random config lists: %d used, %d malformed, %d matched no host\n",
+           outcome[0], outcome[1], outcome[2]);
+    CHECK(outcome[0] > iters / 2 && outcome[1] > 0 && outcome[2] > 0, "random config mix");
+}
+
+/* 10^5 ranks on 10^3 named nodes, long lists: linear, not quadratic. */
+static void test_large_config(void)
+{
+    int P = 100000, N = 1000;
+    ranks_t r;
+    ranks_alloc(&r, P, N);           /* block placement: node n = ranks 100n .. 100n+99 */
+    for (int i = 0; i < P; i++)
+        r.first[i] = (1LL << 33) + (MPI_Offset)i * 4096, r.end[i] = r.first[i] + 4096;
+    char **names = malloc((size_t)N * sizeof *names);
+    CHECK(names, "out of memory");
+    for (int n = 0; n < N; n++) {
+        names[n] = malloc(16);
+        CHECK(names[n], "out of memory");
+        snprintf(names[n], 16, "node%04d", n);
+    }
+    /* Every node named once, in reverse, 7 each, then "*:*": all 10^5 ranks. */
+    size_t cap = (size_t)N * 16 + 16, len = 0;
+    char *list = malloc(cap);
+    CHECK(list, "out of memory");
+    for (int n = N - 1; n >= 0; n--)
+        len += (size_t)snprintf(list + len, cap - len, "NODE%04d:7,", n);
+    snprintf(list + len, cap - len, "*:*");
+    weft_plan_input in = make_input(&r, WEFT_PARTITION_EVEN, 0, list, 1 << 20, 0, 0);
+    in.node_name = (const char *const *)names;
+    double t0 = MPI_Wtime();
+    weft_plan p;
+    CHECK(weft_plan_build(&in, &p) == 0 && p.naggregators == P && p.config_fallback == 0,
+          "1e5 ranks, 1001 entries: %d aggregators", p.naggregators);
+    double t1 = MPI_Wtime();
+    /* Node 999's 7 lowest first, then node 998's, ...; then "*" round-robin from rank 7. */
+    CHECK(p.aggregator_rank[0] == 99900 && p.aggregator_rank[6] == 99906 &&
+          p.aggregator_rank[7] == 99800 && p.aggregator_rank[7 * N - 1] == 6 &&
+          p.aggregator_rank[7 * N] == 7 && p.aggregator_rank[7 * N + 1] == 107 &&
+          p.aggregator_rank[P - 1] == P - 1, "1e5 list order");
+    char *seen = calloc((size_t)P, 1);
+    CHECK(seen, "out of memory");
+    for (int a = 0; a < P; a++) {
+        CHECK(!seen[p.aggregator_rank[a]], "rank %d chosen twice", p.aggregator_rank[a]);
+        seen[p.aggregator_rank[a]] = 1;
+    }
+    free(seen);
+    weft_plan_free(&p);
+    /* A list of 10^5 entries all naming one host (each takes one more of its ranks, which
+     * run out after 100): the name lookup must not scan the nodes per entry. */
+    free(list);
+    cap = (size_t)P * 12 + 16;
+    list = malloc(cap);
+    CHECK(list, "out of memory");
+    len = 0;
+    for (int k = 0; k < P; k++)
+        len += (size_t)snprintf(list + len, cap - len, "%snode0500", k ? "," : "");
+    in.cb_config_list = list;
+    double t2 = MPI_Wtime();
+    CHECK(weft_plan_build(&in, &p) == 0 && p.naggregators == 100 &&
+          p.aggregator_rank[0] == 50000 && p.aggregator_rank[99] == 50099, "1e5 entries: %d",
+          p.naggregators);
+    double t3 = MPI_Wtime();
+    weft_plan_free(&p);
+    printf("coll_plan: 10^5 ranks, 10^3 nodes: 1001-entry list %.3f s, 10^5-entry list %.3f s\n",
+           t1 - t0, t3 - t2);
+    free(list);
+    for (int n = 0; n < N; n++)
+        free(names[n]);
+    free(names);
+    ranks_free(&r);
+}
+
 /* Brute-force interleave reference. */
 static int interleaved_ref(const ranks_t *r)
 {
@@ -972,14 +1447,18 @@ static void test_large(int with_million)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    rng = test_seed(20240611, "coll_plan");
+    rng = run_seed = test_seed(20240611, "coll_plan");
     double t0 = MPI_Wtime();
     test_examples();
     test_counts();
     test_cap();
     test_empty();
     test_errors();
+    test_config_lists();
+    test_auto();
     test_random_small(3000);
+    test_random_config(3000);
+    test_large_config();
     test_interleaved();
     test_large(1);
     printf("coll_plan: %lld plans checked in %.1f s: PASS\n", nchecked_plans, MPI_Wtime() - t0);
