@@ -1,5 +1,6 @@
 /* MPI_File_open, MPI_File_close, MPI_File_delete. */
 #include "api/api.h"
+#include "coll/coll.h"
 #include "coll/shuffle.h"
 #include "common/trace.h"
 #include "xfer/xfer.h"
@@ -83,7 +84,8 @@ static int open_flags(int amode)
 
 /* WEFT_TEST_INJECT=ENOSPC@R (or EIO@R, EDQUOT@R): writes on MPI_COMM_WORLD rank R fail with
  * that errno — the fault shim the tests use to check that one rank's failure reaches every
- * rank of a collective and that nobody hangs. */
+ * rank of a collective and that nobody hangs.  ENOMEM@R: the collective engine's cycle
+ * buffers cannot be allocated on rank R. */
 static void inject_faults(int world_rank)
 {
     static const struct { const char *name; int err; } known[] = {
@@ -92,6 +94,8 @@ static void inject_faults(int world_rank)
     const char *at = spec ? strchr(spec, '@') : NULL;
     if (!at || atoi(at + 1) != world_rank)
         return;
+    if (strncmp(spec, "ENOMEM@", 7) == 0)
+        weft_coll_inject_alloc_failure(1);
     for (size_t i = 0; i < sizeof known / sizeof *known; i++)
         if (strncmp(spec, known[i].name, (size_t)(at - spec)) == 0 &&
             strlen(known[i].name) == (size_t)(at - spec))

@@ -19,4 +19,9 @@
 int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int local_rc,
                      int *agreed);
 
+/* Tests only: the cycle buffers' allocation fails with ENOMEM on this process (0 turns it
+ * off).  Set from WEFT_TEST_INJECT=ENOMEM@RANK, to check that a failure after the plan, on one
+ * rank, still reaches every rank before any data moves. */
+void weft_coll_inject_alloc_failure(int on);
+
 #endif

@@ -652,12 +652,13 @@ static int streams_to(const engine *e, int ag)
     return 0;
 }
 
-/* Sizes of everything the half will send and receive in `cycle`; sizes its staging. */
-static int prepare(engine *e, half *h, int cycle)
+/* Where this cycle's streams lie in a half's staging buffer (my outgoing ones per aggregator,
+ * then, on an aggregator, the incoming ones per rank); returns the bytes that takes.
+ * `bound`: count every rank's data as a stream (shm decides which are streams only once its
+ * window is set up, after the staging is sized). */
+static MPI_Count stage_layout(engine *e, half *h, int cycle, int bound)
 {
     int P = e->f->nprocs, A = e->plan.naggregators, me = e->f->rank;
-    h->cycle = cycle;
-    h->nreq = 0;
     MPI_Count total = 0;
     for (int ag = 0; ag < A; ag++) {
         h->out_at[ag] = total;
@@ -667,20 +668,54 @@ static int prepare(engine *e, half *h, int cycle)
         }
     }
     h->out_at[A] = total;
-    h->win.n = 0;
     if (e->my_aggregator >= 0) {
-        load_window(e, &h->win, e->my_aggregator, cycle);
+        load_window(e, &e->scratch, e->my_aggregator, cycle);
         for (int r = 0; r < P; r++) {
             h->in_at[r] = total;
-            if (e->views[r].filetype && streams_from(e, r))
-                total += stream_size(e, &h->win, e->views[r].filetype, e->views[r].disp, r);
+            if (e->views[r].filetype && (bound || streams_from(e, r)))
+                total += stream_size(e, &e->scratch, e->views[r].filetype, e->views[r].disp, r);
         }
         h->in_at[P] = total;
     }
-    size_t have = (size_t)h->staging_size;
-    int rc = grow((void **)&h->staging, &have, (size_t)total + 1);
-    h->staging_size = (MPI_Count)have;
-    return rc;
+    return total;
+}
+
+/* Both halves' staging sized for the largest cycle of the call, before any message flies:
+ * growing it inside the cycle loop could fail on one rank after the others had matched
+ * messages to it.  (A second pass over the cycles' windows: O(depth) seeks per stream.) */
+static int injected_alloc_failure;
+
+void weft_coll_inject_alloc_failure(int on) { injected_alloc_failure = on; }
+
+static int size_staging(engine *e)
+{
+    if (injected_alloc_failure && e->plan.ncycles > 0)
+        return -ENOMEM;
+    MPI_Count most = 0;
+    for (int c = 0; c < e->plan.ncycles; c++) {
+        MPI_Count total = stage_layout(e, &e->halves[0], c, 1);
+        if (total > most)
+            most = total;
+    }
+    for (int k = 0; k < 2; k++) {
+        half *h = &e->halves[k];
+        size_t have = (size_t)h->staging_size;
+        if (grow((void **)&h->staging, &have, (size_t)most + 1) < 0)
+            return -ENOMEM;
+        h->staging_size = (MPI_Count)have;
+    }
+    return 0;
+}
+
+/* A cycle's layout in the half; its staging is large enough (size_staging). */
+static void prepare(engine *e, half *h, int cycle)
+{
+    h->cycle = cycle;
+    h->nreq = 0;
+    h->win.n = 0;
+    if (e->my_aggregator >= 0)
+        load_window(e, &h->win, e->my_aggregator, cycle);
+    stage_layout(e, h, cycle, 0);
 }
 
 static MPI_Count incoming(const engine *e, const half *h, int r)
@@ -859,7 +894,7 @@ static void shuffle_start(engine *e, half *h, int cycle)
     weft_file *f = e->f;
     int P = f->nprocs, A = e->plan.naggregators;
     double t0 = weft_now();
-    note_failure(e, prepare(e, h, cycle));
+    prepare(e, h, cycle);
     int tag = TAG_DATA + (cycle & 1);
     if (e->my_aggregator >= 0 && h->win.n > 0)
         memset(h->filled, 0, sizeof(uint64_t) * (size_t)(e->plan.cycle_bytes / 64 + 2));
@@ -1200,7 +1235,7 @@ static void read_cycles(engine *e, int first, int count)
         return;
     if (e->overlap == OVERLAP_NONE) {
         for (int c = first; c < C; c++) {
-            note_failure(e, prepare(e, &H[0], c));
+            prepare(e, &H[0], c);
             file_start(e, &H[0]);
             file_finish(e, &H[0]);
             scatter_start(e, &H[0]);
@@ -1208,13 +1243,13 @@ static void read_cycles(engine *e, int first, int count)
         }
         return;
     }
-    note_failure(e, prepare(e, &H[first % 2], first));
+    prepare(e, &H[first % 2], first);
     file_start(e, &H[first % 2]);
     for (int c = first; c < C; c++) {
         half *now = &H[c % 2], *next = &H[(c + 1) % 2];
         file_finish(e, now);
         if (c + 1 < C) {
-            note_failure(e, prepare(e, next, c + 1));
+            prepare(e, next, c + 1);
             file_start(e, next);
         }
         scatter_start(e, now);
@@ -1430,14 +1465,6 @@ static int run_cycles(engine *e)
                 rc = -ENOMEM;
         }
     }
-    if (rc == 0)
-        rc = shuffle_prepare(e);
-    /* Allocation failures are agreed on before any message flies. */
-    rc = weft_agree(f->comm, rc);
-    if (rc < 0)
-        return rc;
-    if (e->shuffle != WEFT_SHUFFLE_ISEND)
-        shuffle_setup(e); /* collective: windows created or grown */
     /* The staging buffers of the last call, kept by the file (engine_free hands them back). */
     for (int k = 0; k < 2; k++) {
         e->halves[k].staging = f->coll_staging[k];
@@ -1445,6 +1472,16 @@ static int run_cycles(engine *e)
         f->coll_staging[k] = NULL;
         f->coll_staging_size[k] = 0;
     }
+    if (rc == 0)
+        rc = size_staging(e);
+    if (rc == 0)
+        rc = shuffle_prepare(e);
+    /* Allocation failures are agreed on before any message flies; the caller's agreement
+     * then tells every rank which failed. */
+    if (weft_agree(f->comm, rc) < 0)
+        return rc;
+    if (e->shuffle != WEFT_SHUFFLE_ISEND)
+        shuffle_setup(e); /* collective: windows created or grown */
     int first = 0;
     if (e->overlap == OVERLAP_AUTO) {
         if (f->overlap_chosen >= 0) {
