@@ -54,6 +54,7 @@ static void free_file(weft_file *f)
     free(f->shared_fp_path);
     free(f->node_of_rank);
     free(f->coll_table);
+    free(f->node_name);
     free(f->cycle_buffer);
     free(f->coll_staging[0]);
     free(f->coll_staging[1]);

@@ -63,6 +63,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,19 +180,51 @@ static call_table table_of(const weft_file *f)
     return t;
 }
 
+/* Host name of every node, for cb_config_list: each node's first rank contributes its
+ * processor name (one allgatherv of nnodes names); virtual node i is "vnode<i>".  Names live
+ * in one block after the pointer array.  `counts`, `displs`: P ints of scratch each. */
+static void gather_node_names(weft_file *f, int virtual_nodes, const char **names,
+                              int *counts, int *displs)
+{
+    enum { LEN = MPI_MAX_PROCESSOR_NAME + 1 };
+    char *block = (char *)(names + f->nnodes);
+    if (virtual_nodes) {
+        for (int n = 0; n < f->nnodes; n++) {
+            names[n] = block + (size_t)n * LEN;
+            snprintf(block + (size_t)n * LEN, LEN, "vnode%d", n);
+        }
+        return;
+    }
+    int seen = 0; /* nodes are numbered by their first rank, in rank order */
+    for (int r = 0; r < f->nprocs; r++) {
+        int first_of_node = f->node_of_rank[r] == seen;
+        counts[r] = first_of_node ? LEN : 0;
+        displs[r] = first_of_node ? seen * LEN : 0;
+        seen += first_of_node;
+    }
+    char mine[LEN] = "";
+    int len = 0;
+    MPI_Get_processor_name(mine, &len);
+    MPI_Allgatherv(mine, counts[f->rank], MPI_CHAR, block, counts, displs, MPI_CHAR, f->comm);
+    for (int n = 0; n < f->nnodes; n++) {
+        names[n] = block + (size_t)n * LEN;
+        block[(size_t)n * LEN + LEN - 1] = '\0';
+    }
+}
+
 /* Set up, once per file and collectively, what every collective call needs: the node index
  * of every rank — ranks sharing memory (MPI_COMM_TYPE_SHARED) are a node, numbered by their
  * lowest rank; WEFT_VIRTUAL_NODES=k instead cuts the ranks into k consecutive blocks, so
- * per-node logic runs on one machine as on a cluster — and the call table.  Allocation
- * failures are agreed on here: a rank that skipped a collective would leave the others
- * waiting in it. */
+ * per-node logic runs on one machine as on a cluster — the nodes' host names, and the call
+ * table.  Allocation failures are agreed on here: a rank that skipped a collective would
+ * leave the others waiting in it. */
 static int ensure_file_state(weft_file *f)
 {
     if (f->node_of_rank)
         return 0;
     size_t P = (size_t)f->nprocs;
     int *map = malloc(sizeof *map * P);
-    int *number = malloc(sizeof *number * P);
+    int *number = malloc(sizeof *number * P * 2);
     void *table = malloc(P * (sizeof(int64_t[F_COUNT]) + 2 * sizeof(MPI_Offset)) +
                          weft_plan_interleaved_scratch_bytes(f->nprocs));
     int rc = weft_agree(f->comm, map && number && table ? 0 : -ENOMEM);
@@ -225,8 +258,19 @@ static int ensure_file_state(weft_file *f)
             map[r] = number[map[r]];
         }
     }
-    free(number);
+    const char **names = malloc((size_t)f->nnodes * (sizeof(char *) + MPI_MAX_PROCESSOR_NAME + 1));
+    rc = weft_agree(f->comm, names ? 0 : -ENOMEM);
+    if (rc < 0) {
+        free(map);
+        free(number);
+        free(table);
+        free(names);
+        return rc;
+    }
     f->node_of_rank = map;
+    gather_node_names(f, k > 0, names, number, number + P);
+    free(number);
+    f->node_name = names;
     f->coll_table = table;
     return 0;
 }
@@ -989,6 +1033,7 @@ static int add_op(engine *e, half *h, int write, MPI_Offset offset, unsigned cha
     h->iov[h->nops] = (struct iovec){.iov_base = data, .iov_len = (size_t)length};
     h->ops[h->nops] = (weft_xfer_op){.fd = e->f->fd, .write = write, .offset = offset, .iovcnt = 1};
     h->nops++;
+    e->f->stats.aggregator_bytes += (uint64_t)length;
     return 0;
 }
 
@@ -1577,9 +1622,11 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
         return (int)mine[F_RC];
     }
 
+    MPI_Offset total_bytes = 0;
     for (int r = 0; r < f->nprocs; r++) {
         t.first[r] = e.all[r][F_BYTES] > 0 ? e.all[r][F_FIRST] : -1;
         t.end[r] = e.all[r][F_BYTES] > 0 ? e.all[r][F_END] : -1;
+        total_bytes += e.all[r][F_BYTES];
     }
     weft_plan_input in = {
         .nprocs = f->nprocs,
@@ -1589,6 +1636,9 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
         .nnodes = f->nnodes,
         .cb_nodes = (int)f->hints.value[WEFT_HINT_CB_NODES],
         .cb_config_list = f->hints.text[WEFT_HINT_CB_CONFIG_LIST],
+        .node_name = f->node_name,
+        .aggregators_auto = f->hints.value[WEFT_HINT_WEFT_AGGREGATORS] == WEFT_AGGREGATORS_AUTO,
+        .total_bytes = total_bytes,
         /* With an overlap schedule two cycles are in flight, each in half the buffer. */
         .cb_buffer_size = f->hints.value[WEFT_HINT_CB_BUFFER_SIZE] / (e.overlap == 0 ? 1 : 2),
         .partition = partition_of(&f->hints),
@@ -1607,6 +1657,12 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
         return independent_fallback(f, a, done, agreed_out);
     }
     rc = weft_plan_build(&in, &e.plan);
+    if (rc == 0 && e.plan.config_fallback && !f->warned_config && f->rank == 0)
+        fprintf(stderr, "weft: %s: cb_config_list \"%s\" %s; using \"*:1\"\n", f->path,
+                in.cb_config_list,
+                e.plan.config_fallback == WEFT_PLAN_CONFIG_MALFORMED ? "is malformed"
+                                                                     : "names no host of this job");
+    f->warned_config |= rc == 0 && e.plan.config_fallback;
     /* Everyone computed the same plan from the same input; a failure to build it (memory) is
      * agreed on before any data moves. */
     agreed = weft_agree(f->comm, rc);

@@ -48,6 +48,10 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
     MPI_Reduce(times, max_times, 5, MPI_DOUBLE, MPI_MAX, 0, comm);
     int aggregators = s->aggregators, max_aggregators = 0;
     MPI_Reduce(&aggregators, &max_aggregators, 1, MPI_INT, MPI_MAX, 0, comm);
+    /* Bytes each aggregator moved: rank 0 alone holds the O(P) array, at close only. */
+    uint64_t *moved = rank == 0 ? calloc((size_t)size, sizeof *moved) : NULL;
+    uint64_t mine = s->aggregator_bytes;
+    MPI_Gather(&mine, 1, MPI_UINT64_T, moved, 1, MPI_UINT64_T, 0, comm);
     if (rank != 0)
         return;
     const uint64_t *calls = total, *bytes = total + WEFT_STAT_KINDS;
@@ -62,7 +66,7 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            "open_seconds=%.6f access_seconds=%.6f bandwidth_MBps=%.1f "
            "collective{aggregated=%llu,independent=%llu,aggregators=%d,partition=%s,overlap=%s,"
            "shuffle=%s,degraded=%llu,backend=%s} "
-           "phases{plan=%.6f,shuffle=%.6f,file=%.6f}\n",
+           "phases{plan=%.6f,shuffle=%.6f,file=%.6f} aggregator_bytes{",
            path, size, (unsigned long long)written, (unsigned long long)read,
            (unsigned long long)calls[WEFT_STAT_WRITE_CONTIG],
            (unsigned long long)calls[WEFT_STAT_WRITE_NONCONTIG],
@@ -78,5 +82,18 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            choice_name(WEFT_HINT_WEFT_SHUFFLE, s->shuffle, 3), (unsigned long long)total[N - 4],
            choice_name(WEFT_HINT_WEFT_BACKEND, s->backend, 2),
            max_times[2], max_times[3], max_times[4]);
+    /* rank:bytes of every rank that moved file data as an aggregator (the first 64). */
+    int listed = 0;
+    for (int r = 0; moved && r < size; r++) {
+        if (!moved[r])
+            continue;
+        if (listed++ == 64) {
+            printf(",...");
+            break;
+        }
+        printf("%s%d:%llu", listed > 1 ? "," : "", r, (unsigned long long)moved[r]);
+    }
+    printf("}\n");
+    free(moved);
     fflush(stdout);
 }

@@ -46,6 +46,8 @@ typedef struct weft_file {
     int nnodes;
     void *coll_table;             /* collective engine: per-rank table of a call's allgather
                                      and plan input, O(P), set up with node_of_rank */
+    const char **node_name;       /* collective engine: host name per node (one allocation) */
+    int warned_config;            /* cb_config_list fallback reported (rank 0, once) */
     void *cycle_buffer;           /* collective engine: the aggregator's buffer, kept */
     MPI_Offset cycle_buffer_size;
     void *coll_staging[2];        /* collective engine: packed streams of each half, kept */
