@@ -646,6 +646,36 @@ static void move_stream(engine *e, half *h, const weft_dtype *filetype, MPI_Offs
     walk_pieces(e, &h->win, filetype, disp, r, piece_copy, &ctx);
 }
 
+/* isend, on an aggregator: its own data in the half's window moves between the user's
+ * buffer and the half with one two-cursor copy (to_half=1 for writes), instead of being
+ * packed, sent to itself and scattered — three copies. */
+static void self_move(engine *e, half *h, int to_half)
+{
+    const weft_access *a = e->a;
+    const weft_view *v = &e->f->view;
+    const window *w = &h->win;
+    for (int i = 0; i < w->n; i++) {
+        MPI_Offset lo, hi;
+        MPI_Count from, to;
+        range_of(e, w, i, &lo, &hi);
+        positions_in(v->filetype_t, v->disp, a->view_position, a->bytes, lo, hi, &from, &to);
+        if (to <= from)
+            continue;
+        /* The view's file offsets, shifted so that file byte lo lands at the range's place in
+         * the half: the cursor's offsets are then addresses in the half. */
+        weft_cursor in_half, in_user;
+        weft_cursor_init(&in_half, v->filetype_t, -1,
+                         (MPI_Offset)(intptr_t)h->buffer + w->at[i] - lo + v->disp);
+        weft_cursor_seek(&in_half, from);
+        weft_cursor_init(&in_user, a->memtype, a->count, (MPI_Offset)(intptr_t)a->buf);
+        weft_cursor_seek(&in_user, from - a->view_position);
+        if (to_half)
+            weft_copy(&in_half, &in_user, to - from);
+        else
+            weft_copy(&in_user, &in_half, to - from);
+    }
+}
+
 static void piece_collect(piece_ctx *ctx, MPI_Offset in_buffer, MPI_Count length, MPI_Count at)
 {
     (void)at;
@@ -680,7 +710,7 @@ static void piece_collect(piece_ctx *ctx, MPI_Offset in_buffer, MPI_Count length
 static int streams_from(const engine *e, int r)
 {
     if (e->shuffle == WEFT_SHUFFLE_ISEND)
-        return 1;
+        return r != e->f->rank; /* my own data: self_move */
     if (e->shuffle == WEFT_SHUFFLE_SHM)
         return e->S->shm_rank_of[r] < 0;
     return 0;
@@ -690,7 +720,7 @@ static int streams_from(const engine *e, int r)
 static int streams_to(const engine *e, int ag)
 {
     if (e->shuffle == WEFT_SHUFFLE_ISEND)
-        return 1;
+        return ag != e->my_aggregator; /* my own window: self_move */
     if (e->shuffle == WEFT_SHUFFLE_SHM)
         return e->shm_ptr[ag] == NULL;
     return 0;
@@ -706,7 +736,7 @@ static MPI_Count stage_layout(engine *e, half *h, int cycle, int bound)
     MPI_Count total = 0;
     for (int ag = 0; ag < A; ag++) {
         h->out_at[ag] = total;
-        if (e->all[me][F_BYTES] > 0) {
+        if (e->all[me][F_BYTES] > 0 && (bound || streams_to(e, ag) || e->shuffle != WEFT_SHUFFLE_ISEND)) {
             load_window(e, &e->scratch, ag, cycle);
             total += move_user_data(e, &e->scratch, NULL, 0);
         }
@@ -1004,10 +1034,13 @@ static void shuffle_finish(engine *e, half *h)
     if (e->my_aggregator >= 0 && h->win.n > 0) {
         piece_ctx ctx = {.e = e, .filled = h->filled};
         for (int r = 0; r < e->f->nprocs; r++) {
-            if (incoming(e, h, r) > 0 && !h->in_place[r])
+            if (incoming(e, h, r) > 0 && !h->in_place[r]) {
                 move_stream(e, h, e->views[r].filetype, e->views[r].disp, r, h->staging + h->in_at[r], 1);
-            else if (e->views[r].filetype && !streams_from(e, r))
+            } else if (e->views[r].filetype && !streams_from(e, r)) {
+                if (r == e->f->rank && e->shuffle == WEFT_SHUFFLE_ISEND)
+                    self_move(e, h, 1);
                 walk_pieces(e, &h->win, e->views[r].filetype, e->views[r].disp, r, piece_mark, &ctx);
+            }
         }
     }
     e->shuffle_time += weft_now() - t0;
@@ -1132,6 +1165,8 @@ static void scatter_start(engine *e, half *h)
         MPI_Isend(h->staging + h->in_at[r], (int)incoming(e, h, r), MPI_BYTE, r, tag, f->comm,
                   &h->requests[h->nreq++]);
     }
+    if (e->my_aggregator >= 0 && e->shuffle == WEFT_SHUFFLE_ISEND && e->all[f->rank][F_BYTES] > 0)
+        self_move(e, h, 0);
     if (e->shuffle == WEFT_SHUFFLE_PUT_FENCE) {
         MPI_Win_fence(0, e->S->rma_win[h->index]); /* the read data is exposed */
         direct_moves(e, h, 1);
