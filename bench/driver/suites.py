@@ -19,8 +19,8 @@ from .errors import BadInput
 # weft-bench's patterns and the options each accepts.
 PATTERNS = {
     "ior": {"block-size", "segments", "transfer-size", "mode"},
-    "tile": {"elem-size", "tile"},
-    "block3d": {"n", "elem-size"},
+    "tile": {"elem-size", "tile", "grid"},
+    "block3d": {"n", "elem-size", "grid"},
     "flash": {"nvars", "nxb", "guard", "blocks"},
     "strided": {"mode", "elem-size", "count", "gap"},
     "checkpoint": {"n", "iters", "every"},
@@ -157,6 +157,12 @@ def validate_case(c, where):
         elif k == "tile":
             if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v)):
                 raise BadInput(f"{where}: tile must be [NX, NY]")
+        elif k == "grid":
+            want = 2 if p == "tile" else 3
+            if not (isinstance(v, list) and len(v) == want and
+                    all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)):
+                raise BadInput(f"{where}: grid must be {want} non-negative integers "
+                               "(0 = MPI_Dims_create's choice)")
         elif k in ("mode", "hints"):
             if not isinstance(v, str):
                 raise BadInput(f"{where}: {k} must be a string")

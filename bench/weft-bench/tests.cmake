@@ -19,6 +19,8 @@ set(_wb_cases
   "tile_8|--pattern tile --elem-size 8 --tile 16 8"
   "tile_4k|--pattern tile --elem-size 4K --tile 4 3"
   "block3d|--pattern block3d --n 18 --elem-size 4"
+  "tile_row|--pattern tile --elem-size 8 --tile 2 16 --grid 1 0"
+  "block3d_xsplit|--pattern block3d --n 18 --elem-size 4 --grid 1 1 0"
   "flash|--pattern flash --nvars 3 --nxb 4 --guard 2 --blocks 2"
   "strided_mem|--pattern strided --mode memtype --elem-size 6 --count 1000"
   # ROMIO's data-sieving write fills never-written holes with stale buffer bytes (the bug

@@ -38,6 +38,7 @@ typedef struct {
     int reps, corrupt, keep, nosync, posix_check, nohole;
     long long block, xfer, elem, count, msg;
     int segments, tile_nx, tile_ny, n3, nvars, nxb, guard, nblocks, gap;
+    int grid[3], ngrid;      /* --grid: process grid constraints (0 = MPI_Dims_create's choice) */
     int ck_n, ck_iters, ck_every, iters;
     unsigned long long seed;
 } opts_t;
@@ -55,9 +56,11 @@ static void usage(FILE *f)
 "  ior        IOR-style 1-D: each rank a contiguous block per segment, segments interleaved\n"
 "             --block-size B (1M) --segments S (4) --transfer-size T (=B) --mode indep|coll\n"
 "  tile       mpi-tile-io 2-D tiles via subarray views, collective\n"
-"             --elem-size E (8) --tile NX NY (64 64)\n"
+"             --elem-size E (8) --tile NX NY (64 64) --grid TY TX (tiles per column, row;\n"
+"             0 = MPI_Dims_create's choice; --grid 1 0 puts all tiles in one row)\n"
 "  block3d    coll_perf 3-D block distribution (darray), collective\n"
-"             --n N (global edge, 64) --elem-size E (4)\n"
+"             --n N (global edge, 64) --elem-size E (4) --grid PZ PY PX (as tile's;\n"
+"             --grid 1 1 0 splits x only: every rank's rows are N/P elements)\n"
 "  flash      FLASH-IO checkpoint: variables written one by one, guard cells stripped by a\n"
 "             memory subarray, collective  --nvars V (24) --nxb X (8) --guard G (4) --blocks B (8)\n"
 "  strided    independent, --mode memtype (E-byte elements with --gap-byte gaps in memory,\n"
@@ -143,6 +146,11 @@ static void parse_args(int argc, char **argv)
         else if (!strcmp(a, "--segments")) O.segments = atoi(NEXT());
         else if (!strcmp(a, "--elem-size")) O.elem = parse_size(NEXT());
         else if (!strcmp(a, "--tile")) { O.tile_nx = atoi(NEXT()); O.tile_ny = atoi(NEXT()); }
+        else if (!strcmp(a, "--grid")) {
+            O.ngrid = 0;
+            while (O.ngrid < 3 && i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+                O.grid[O.ngrid++] = atoi(argv[++i]);
+        }
         else if (!strcmp(a, "--n")) O.n3 = O.ck_n = atoi(NEXT());
         else if (!strcmp(a, "--nvars")) O.nvars = atoi(NEXT());
         else if (!strcmp(a, "--nxb")) O.nxb = atoi(NEXT());
@@ -289,6 +297,21 @@ static void setup_ior(pat_t *p)
              "{\"block_size\":%lld,\"segments\":%lld,\"transfer_size\":%lld,\"mode\":\"%s\"}", B, S, T, mode);
 }
 
+/* The process grid of tile (2-D) and block3d (3-D): --grid's entries where given and not 0,
+ * MPI_Dims_create for the rest (the product must divide the rank count). */
+static void process_grid(int ndims, int *dims)
+{
+    long long fixed = 1;
+    for (int d = 0; d < ndims; d++) {
+        dims[d] = d < O.ngrid && O.grid[d] > 0 ? O.grid[d] : 0;
+        if (dims[d] < 0) bad_usage("--grid: negative entry");
+        fixed *= dims[d] > 0 ? dims[d] : 1;
+    }
+    if (O.ngrid > ndims) bad_usage("--grid: %d entries for a %d-D pattern", O.ngrid, ndims);
+    if (nprocs % fixed != 0) bad_usage("--grid: %lld processes do not divide %d", fixed, nprocs);
+    MPI_Dims_create(nprocs, ndims, dims);
+}
+
 /* tile: a[0]=E a[1]=nx a[2]=ny a[3]=dx a[4]=dy a[5]=cx a[6]=cy */
 static void tile_visit(pat_t *p, visit_fn f, void *c)
 {
@@ -302,7 +325,7 @@ static void setup_tile(pat_t *p)
     long long E = O.elem > 0 ? O.elem : 8, nx = O.tile_nx, ny = O.tile_ny;
     if (nx <= 0 || ny <= 0 || E > (1 << 30)) bad_usage("tile: bad --tile or --elem-size");
     int dims[2] = {0, 0};
-    MPI_Dims_create(nprocs, 2, dims); /* dims[0] = rows of tiles (y), dims[1] = columns (x) */
+    process_grid(2, dims); /* dims[0] = rows of tiles (y), dims[1] = columns (x) */
     long long dy = dims[0], dx = dims[1], cy = rank / dx, cx = rank % dx;
     p->a[0] = E; p->a[1] = nx; p->a[2] = ny; p->a[3] = dx; p->a[4] = dy; p->a[5] = cx; p->a[6] = cy;
     MPI_Datatype el = bytes_type(E);
@@ -340,7 +363,7 @@ static void setup_block3d(pat_t *p)
 {
     long long E = O.elem > 0 ? O.elem : 4, N = O.n3 > 0 ? O.n3 : 64;
     int dims[3] = {0, 0, 0};
-    MPI_Dims_create(nprocs, 3, dims);
+    process_grid(3, dims);
     int c[3] = {rank / (dims[1] * dims[2]), (rank / dims[2]) % dims[1], rank % dims[2]};
     long long lo[3], ls[3];
     for (int d = 0; d < 3; d++) {

@@ -41,6 +41,19 @@ def test_case_argv_and_defaults():
     assert suites.case_argv(c) == ["--pattern", "tile", "--elem-size", "64K", "--tile", "8", "4"]
     c = suites.validate_case({"pattern": "strided", "args": {"mode": "fileview", "no-hole-check": True}}, "t")
     assert suites.case_argv(c) == ["--pattern", "strided", "--mode", "fileview", "--no-hole-check"]
+    c = suites.validate_case({"pattern": "block3d", "args": {"n": 64, "grid": [1, 1, 0]}}, "t")
+    assert suites.case_argv(c) == ["--pattern", "block3d", "--n", "64", "--grid", "1", "1", "0"]
+
+
+@pytest.mark.parametrize("case", [
+    {"pattern": "tile", "args": {"grid": [1, 0, 0]}},   # a 2-D pattern takes two entries
+    {"pattern": "block3d", "args": {"grid": [1, 2]}},   # a 3-D one three
+    {"pattern": "tile", "args": {"grid": [1, -1]}},
+    {"pattern": "tile", "args": {"grid": "1 0"}},
+])
+def test_bad_grid_rejected(case):
+    with pytest.raises(BadInput, match="grid must be"):
+        suites.validate_case(case, "t")
 
 
 def test_file_bytes_match_weft_bench_formulas():
