@@ -207,6 +207,10 @@ def execute(run, timeout, state):
     args = suitemod.case_argv(case) + ["--file", path, "--seed", str(state["seed"] + run.index)]
     cmd = impl.command(run.ranks, args)
     rec["cmd"] = " ".join(cmd)
+    # Untimed: write back what earlier runs left dirty (their unlinked files' journal, other
+    # files), so a run is not throttled for its predecessor's writeback — on ext4 that made any
+    # implementation's write 5-10x slower at random.
+    os.sync()
     try:
         r = run_cmd(cmd, timeout)
     finally:
