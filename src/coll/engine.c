@@ -641,9 +641,29 @@ static void piece_copy(piece_ctx *ctx, MPI_Offset in_buffer, MPI_Count length, M
 static void move_stream(engine *e, half *h, const weft_dtype *filetype, MPI_Offset disp, int r,
                         unsigned char *stream, int to_buffer)
 {
-    piece_ctx ctx = {.e = e, .half_buffer = h->buffer, .stream = stream, .to_half = to_buffer,
-                     .filled = to_buffer ? h->filled : NULL};
-    walk_pieces(e, &h->win, filetype, disp, r, piece_copy, &ctx);
+    if (to_buffer) { /* one walk copies and marks the bitmap */
+        piece_ctx ctx = {.e = e, .half_buffer = h->buffer, .stream = stream, .to_half = 1,
+                         .filled = h->filled};
+        walk_pieces(e, &h->win, filetype, disp, r, piece_copy, &ctx);
+        return;
+    }
+    /* Gathering needs no marks: the datatype engine's two-cursor copy, with its loops for
+     * small fixed-size blocks, from the half (through r's view) into the stream. */
+    const window *w = &h->win;
+    MPI_Count at = 0;
+    for (int i = 0; i < w->n; i++) {
+        MPI_Offset lo, hi;
+        MPI_Count from, to;
+        range_of(e, w, i, &lo, &hi);
+        positions_in(filetype, disp, e->all[r][F_POSITION], e->all[r][F_BYTES], lo, hi, &from, &to);
+        if (to <= from)
+            continue;
+        weft_cursor in_half;
+        weft_cursor_init(&in_half, filetype, -1, (MPI_Offset)(intptr_t)h->buffer + w->at[i] - lo + disp);
+        weft_cursor_seek(&in_half, from);
+        weft_pack_cursor(&in_half, to - from, stream + at);
+        at += to - from;
+    }
 }
 
 /* isend, on an aggregator: its own data in the half's window moves between the user's

@@ -167,6 +167,16 @@ MPI_Count weft_unpack(const void *packed, MPI_Count bytes, void *buf, MPI_Count 
     return xfer(&c, (char *)(uintptr_t)packed, bytes, 1);
 }
 
+MPI_Count weft_pack_cursor(weft_cursor *c, MPI_Count bytes, void *packed)
+{
+    return bytes > 0 ? xfer(c, packed, bytes, 0) : 0;
+}
+
+MPI_Count weft_unpack_cursor(weft_cursor *c, const void *packed, MPI_Count bytes)
+{
+    return bytes > 0 ? xfer(c, (char *)(uintptr_t)packed, bytes, 1) : 0;
+}
+
 static void consume(weft_cursor *c, MPI_Count n)
 {
     c->block_offset += n;

@@ -109,6 +109,11 @@ MPI_Count weft_pack(const void *buf, MPI_Count count, const weft_dtype *t, MPI_C
 MPI_Count weft_unpack(const void *packed, MPI_Count bytes, void *buf, MPI_Count count,
                       const weft_dtype *t, MPI_Count first);
 
+/* The same from wherever a cursor stands (over memory: offsets are addresses), advancing it:
+ * for layouts that are not (buf, count, type), e.g. a file view shifted into a buffer. */
+MPI_Count weft_pack_cursor(weft_cursor *c, MPI_Count bytes, void *packed);
+MPI_Count weft_unpack_cursor(weft_cursor *c, const void *packed, MPI_Count bytes);
+
 /* Two-cursor copy: move `bytes` bytes of data from the layout under `src` to the layout under
  * `dst` (both cursors over memory, offsets are addresses), advancing both.  Returns bytes
  * copied (less only if a cursor ends). */

@@ -197,8 +197,17 @@ static void check_type(MPI_Datatype type, uint64_t *rng, int iter)
         MPI_Count bytes = 1 + (MPI_Count)test_rand_below(rng, (uint64_t)(total - first));
         CHECK(weft_pack(src.origin, count, t, first, bytes, mine) == bytes);
         CHECK(memcmp(mine, ref + first, (size_t)bytes) == 0, "iteration %d: partial pack", iter);
-        /* Seek then iterate == the packed bytes from there. */
+        /* The same from a cursor left where a seek put it, in two calls. */
         weft_cursor c;
+        weft_cursor_init(&c, t, count, (MPI_Offset)(intptr_t)src.origin);
+        CHECK(weft_cursor_seek(&c, first) == 0);
+        MPI_Count part = (MPI_Count)test_rand_below(rng, (uint64_t)bytes + 1);
+        memset(mine, 0, (size_t)bytes);
+        CHECK(weft_pack_cursor(&c, part, mine) == part);
+        CHECK(weft_pack_cursor(&c, bytes - part, mine + part) == bytes - part);
+        CHECK(weft_cursor_tell(&c) == first + bytes);
+        CHECK(memcmp(mine, ref + first, (size_t)bytes) == 0, "iteration %d: cursor pack", iter);
+        /* Seek then iterate == the packed bytes from there. */
         weft_cursor_init(&c, t, count, (MPI_Offset)(intptr_t)src.origin);
         CHECK(weft_cursor_seek(&c, first) == 0 && weft_cursor_tell(&c) == first);
         MPI_Offset off;
@@ -242,12 +251,23 @@ static void check_type(MPI_Datatype type, uint64_t *rng, int iter)
         d2.mem = malloc(d1.len);
         memcpy(d2.mem, d1.mem, d1.len);
         d2.origin = d2.mem + (d1.origin - d1.mem);
+        unsigned char *before = malloc(d1.len);
+        memcpy(before, d1.mem, d1.len);
         pos = 0;
         CHECK_MPI(MPI_Unpack(ref, (int)total + 1, &pos, d1.origin, (int)count, type, MPI_COMM_SELF));
         MPI_Count split = total ? (MPI_Count)test_rand_below(rng, (uint64_t)total + 1) : 0;
         CHECK(weft_unpack(ref, split, d2.origin, count, t, 0) == split);
         CHECK(weft_unpack(ref + split, total - split, d2.origin, count, t, split) == total - split);
         CHECK(memcmp(d1.mem, d2.mem, d1.len) == 0, "iteration %d: unpack differs", iter);
+        /* And the second piece through a cursor seeked to the split. */
+        memcpy(d2.mem, before, d1.len);
+        CHECK(weft_unpack(ref, split, d2.origin, count, t, 0) == split);
+        weft_cursor u;
+        weft_cursor_init(&u, t, count, (MPI_Offset)(intptr_t)d2.origin);
+        CHECK(weft_cursor_seek(&u, split) == 0);
+        CHECK(weft_unpack_cursor(&u, ref + split, total - split) == total - split);
+        CHECK(memcmp(d1.mem, d2.mem, d1.len) == 0, "iteration %d: cursor unpack differs", iter);
+        free(before);
         free(d1.mem);
         free(d2.mem);
     }
