@@ -344,7 +344,9 @@ def _main(argv, repo, prog):
         progress.note(n)
     t0 = time.time()
     results = {
-        "version": 1, "suite": suite, "command": " ".join([prog] + list(argv)),
+        # The suite as run: --reps/--ranks override its defaults, and the report says so.
+        "version": 1, "suite": dict(suite, reps=reps, ranks=ranks_list),
+        "command": " ".join([prog] + list(argv)),
         "started": datetime.datetime.now().isoformat(timespec="seconds"),
         "machine": machine_info(dirs, catalog.mpiruns),
         "build_dir": build_root,

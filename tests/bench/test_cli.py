@@ -116,6 +116,17 @@ def test_end_to_end_with_failures(fake, capsys):
     assert os.listdir(fake["data"]) == []
 
 
+def test_report_states_the_repetitions_run(fake):
+    out = fake["tmp"] / "out1"
+    rc = cli.main(["--suite", fake["suite"], "--build-dir", fake["root"], "--dir", fake["data"],
+                   "--impl", "romio-mpich", "--reps", "1", "--case", "ck", "--no-limits",
+                   "--out", str(out), "--no-plots"], REPO)
+    assert rc == 0
+    res = json.loads((out / "results.json").read_text())
+    assert res["suite"]["reps"] == 1 and len(res["runs"]) == 1     # the suite says 2
+    assert "1 repetitions interleaved" in (out / "report.md").read_text()
+
+
 def test_dry_run_and_list(fake, capsys):
     rc = cli.main(["--suite", fake["suite"], "--build-dir", fake["root"], "--dir", fake["data"],
                    "--impl", "romio-mpich", "posix", "--dry-run"], REPO)
