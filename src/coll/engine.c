@@ -308,6 +308,28 @@ static void range_of(const engine *e, const window *w, int i, MPI_Offset *lo, MP
 }
 
 /* Bytes of rank r's access (through its view) inside window w. */
+/* The data positions [*from, *to) of an access through a view (filetype, disp) at (position,
+ * bytes) that fall in range i of window w, whose first file byte is *lo; 0 when none do. */
+static int positions_in_range(const engine *e, const window *w, int i, const weft_dtype *filetype,
+                              MPI_Offset disp, MPI_Count position, MPI_Count bytes,
+                              MPI_Offset *lo, MPI_Count *from, MPI_Count *to)
+{
+    MPI_Offset hi;
+    range_of(e, w, i, lo, &hi);
+    positions_in(filetype, disp, position, bytes, *lo, hi, from, to);
+    return *to > *from;
+}
+
+/* A cursor at data position `from` of a view whose offsets are addresses in `buffer`: file
+ * byte lo of range i lands at w->at[i] (the view's offsets shifted into the buffer). */
+static void cursor_in_half(weft_cursor *c, const weft_dtype *filetype, MPI_Offset disp,
+                           unsigned char *buffer, const window *w, int i, MPI_Offset lo,
+                           MPI_Count from)
+{
+    weft_cursor_init(c, filetype, -1, (MPI_Offset)(intptr_t)buffer + w->at[i] - lo + disp);
+    weft_cursor_seek(c, from);
+}
+
 static MPI_Count stream_size(const engine *e, const window *w, const weft_dtype *filetype,
                              MPI_Offset disp, int r)
 {
@@ -601,11 +623,10 @@ static void walk_pieces(const engine *e, const window *w, const weft_dtype *file
 {
     MPI_Count at = 0;
     for (int i = 0; i < w->n; i++) {
-        MPI_Offset lo, hi;
+        MPI_Offset lo;
         MPI_Count from, to;
-        range_of(e, w, i, &lo, &hi);
-        positions_in(filetype, disp, e->all[r][F_POSITION], e->all[r][F_BYTES], lo, hi, &from, &to);
-        if (to <= from)
+        if (!positions_in_range(e, w, i, filetype, disp, e->all[r][F_POSITION], e->all[r][F_BYTES],
+                                &lo, &from, &to))
             continue;
         weft_cursor c;
         weft_cursor_init(&c, filetype, -1, disp);
@@ -652,15 +673,13 @@ static void move_stream(engine *e, half *h, const weft_dtype *filetype, MPI_Offs
     const window *w = &h->win;
     MPI_Count at = 0;
     for (int i = 0; i < w->n; i++) {
-        MPI_Offset lo, hi;
+        MPI_Offset lo;
         MPI_Count from, to;
-        range_of(e, w, i, &lo, &hi);
-        positions_in(filetype, disp, e->all[r][F_POSITION], e->all[r][F_BYTES], lo, hi, &from, &to);
-        if (to <= from)
+        if (!positions_in_range(e, w, i, filetype, disp, e->all[r][F_POSITION], e->all[r][F_BYTES],
+                                &lo, &from, &to))
             continue;
         weft_cursor in_half;
-        weft_cursor_init(&in_half, filetype, -1, (MPI_Offset)(intptr_t)h->buffer + w->at[i] - lo + disp);
-        weft_cursor_seek(&in_half, from);
+        cursor_in_half(&in_half, filetype, disp, h->buffer, w, i, lo, from);
         weft_pack_cursor(&in_half, to - from, stream + at);
         at += to - from;
     }
@@ -675,18 +694,13 @@ static void self_move(engine *e, half *h, int to_half)
     const weft_view *v = &e->f->view;
     const window *w = &h->win;
     for (int i = 0; i < w->n; i++) {
-        MPI_Offset lo, hi;
+        MPI_Offset lo;
         MPI_Count from, to;
-        range_of(e, w, i, &lo, &hi);
-        positions_in(v->filetype_t, v->disp, a->view_position, a->bytes, lo, hi, &from, &to);
-        if (to <= from)
+        if (!positions_in_range(e, w, i, v->filetype_t, v->disp, a->view_position, a->bytes, &lo,
+                                &from, &to))
             continue;
-        /* The view's file offsets, shifted so that file byte lo lands at the range's place in
-         * the half: the cursor's offsets are then addresses in the half. */
         weft_cursor in_half, in_user;
-        weft_cursor_init(&in_half, v->filetype_t, -1,
-                         (MPI_Offset)(intptr_t)h->buffer + w->at[i] - lo + v->disp);
-        weft_cursor_seek(&in_half, from);
+        cursor_in_half(&in_half, v->filetype_t, v->disp, h->buffer, w, i, lo, from);
         weft_cursor_init(&in_user, a->memtype, a->count, (MPI_Offset)(intptr_t)a->buf);
         weft_cursor_seek(&in_user, from - a->view_position);
         if (to_half)
