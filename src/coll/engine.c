@@ -307,7 +307,6 @@ static void range_of(const engine *e, const window *w, int i, MPI_Offset *lo, MP
     }
 }
 
-/* Bytes of rank r's access (through its view) inside window w. */
 /* The data positions [*from, *to) of an access through a view (filetype, disp) at (position,
  * bytes) that fall in range i of window w, whose first file byte is *lo; 0 when none do. */
 static int positions_in_range(const engine *e, const window *w, int i, const weft_dtype *filetype,
@@ -330,6 +329,7 @@ static void cursor_in_half(weft_cursor *c, const weft_dtype *filetype, MPI_Offse
     weft_cursor_seek(c, from);
 }
 
+/* Bytes of rank r's access (through its view) inside window w. */
 static MPI_Count stream_size(const engine *e, const window *w, const weft_dtype *filetype,
                              MPI_Offset disp, int r)
 {
@@ -668,8 +668,8 @@ static void move_stream(engine *e, half *h, const weft_dtype *filetype, MPI_Offs
         walk_pieces(e, &h->win, filetype, disp, r, piece_copy, &ctx);
         return;
     }
-    /* Gathering needs no marks: the datatype engine's two-cursor copy, with its loops for
-     * small fixed-size blocks, from the half (through r's view) into the stream. */
+    /* Gathering needs no marks: the datatype engine's copy loops (fast paths for small
+     * fixed-size blocks) pack from the half, through r's view, into the stream. */
     const window *w = &h->win;
     MPI_Count at = 0;
     for (int i = 0; i < w->n; i++) {
@@ -770,7 +770,8 @@ static MPI_Count stage_layout(engine *e, half *h, int cycle, int bound)
     MPI_Count total = 0;
     for (int ag = 0; ag < A; ag++) {
         h->out_at[ag] = total;
-        if (e->all[me][F_BYTES] > 0 && (bound || streams_to(e, ag) || e->shuffle != WEFT_SHUFFLE_ISEND)) {
+        int moved_directly = e->shuffle == WEFT_SHUFFLE_ISEND && ag == e->my_aggregator;
+        if (e->all[me][F_BYTES] > 0 && !moved_directly) { /* self_move needs no staging */
             load_window(e, &e->scratch, ag, cycle);
             total += move_user_data(e, &e->scratch, NULL, 0);
         }
@@ -788,13 +789,13 @@ static MPI_Count stage_layout(engine *e, half *h, int cycle, int bound)
     return total;
 }
 
-/* Both halves' staging sized for the largest cycle of the call, before any message flies:
- * growing it inside the cycle loop could fail on one rank after the others had matched
- * messages to it.  (A second pass over the cycles' windows: O(depth) seeks per stream.) */
-static int injected_alloc_failure;
+static int injected_alloc_failure; /* tests: WEFT_TEST_INJECT=ENOMEM@R */
 
 void weft_coll_inject_alloc_failure(int on) { injected_alloc_failure = on; }
 
+/* Both halves' staging sized for the largest cycle of the call, before any message flies:
+ * growing it inside the cycle loop could fail on one rank after the others had matched
+ * messages to it.  (A second pass over the cycles' windows: O(depth) seeks per stream.) */
 static int size_staging(engine *e)
 {
     if (injected_alloc_failure && e->plan.ncycles > 0)
