@@ -1693,11 +1693,15 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     }
 
     MPI_Offset total_bytes = 0;
+    int senders = 0;
     for (int r = 0; r < f->nprocs; r++) {
         t.first[r] = e.all[r][F_BYTES] > 0 ? e.all[r][F_FIRST] : -1;
         t.end[r] = e.all[r][F_BYTES] > 0 ? e.all[r][F_END] : -1;
         total_bytes += e.all[r][F_BYTES];
+        senders += e.all[r][F_BYTES] > 0;
     }
+    /* With an overlap schedule two cycles are in flight, each in its share of the buffer. */
+    MPI_Offset share = f->hints.value[WEFT_HINT_CB_BUFFER_SIZE] / (e.overlap == OVERLAP_NONE ? 1 : 2);
     weft_plan_input in = {
         .nprocs = f->nprocs,
         .first = t.first,
@@ -1709,8 +1713,9 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
         .node_name = f->node_name,
         .aggregators_auto = f->hints.value[WEFT_HINT_WEFT_AGGREGATORS] == WEFT_AGGREGATORS_AUTO,
         .total_bytes = total_bytes,
-        /* With an overlap schedule two cycles are in flight, each in half the buffer. */
-        .cb_buffer_size = f->hints.value[WEFT_HINT_CB_BUFFER_SIZE] / (e.overlap == 0 ? 1 : 2),
+        .cb_buffer_size = weft_plan_cycle_size(share, f->hints.value[WEFT_HINT_WEFT_CYCLE_SIZE],
+                                               senders),
+        .auto_bytes = share,
         .partition = partition_of(&f->hints),
         .stripe_unit = f->hints.value[WEFT_HINT_STRIPING_UNIT],
         .stripe_count = (int)f->hints.value[WEFT_HINT_STRIPING_FACTOR],
@@ -1754,6 +1759,7 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
         degraded = a->write; /* reads prefetch the same way under both */
     }
     f->stats.aggregators = e.plan.naggregators;
+    f->stats.cycle_bytes = e.plan.cycle_bytes;
     f->stats.partition = (int)f->hints.value[WEFT_HINT_WEFT_PARTITION];
 
     note_failure(&e, exchange_views(&e));

@@ -315,7 +315,7 @@ static int plan_build(const weft_plan_input *in, weft_plan *plan)
         return PLAN_ERR_ARG;
     memset(plan, 0, sizeof *plan);
     if (!in || in->nprocs <= 0 || !in->first || !in->end || in->cb_buffer_size <= 0 ||
-        in->cb_nodes < 0 || in->total_bytes < 0 || in->stripe_unit < 0 || in->stripe_count < 0 ||
+        in->cb_nodes < 0 || in->total_bytes < 0 || in->auto_bytes < 0 || in->stripe_unit < 0 || in->stripe_count < 0 ||
         (int)in->partition < (int)WEFT_PARTITION_EVEN ||
         (int)in->partition > (int)WEFT_PARTITION_GROUP_CYCLIC)
         return PLAN_ERR_ARG;
@@ -412,10 +412,12 @@ static int plan_build(const weft_plan_input *in, weft_plan *plan)
     } else {
         cap = nblocks;
     }
-    /* weft_aggregators=auto: at least one full cycle of data per aggregator, since one with
-     * less still pays a whole cycle's synchronisation. */
-    if (in->aggregators_auto)
-        cap = min_off(cap, max_off(1, ceil_div(in->total_bytes, in->cb_buffer_size)));
+    /* weft_aggregators=auto: at least a full buffer of data per aggregator, since one with
+     * less still pays the synchronisation of whole cycles for it. */
+    if (in->aggregators_auto) {
+        MPI_Offset each = in->auto_bytes > 0 ? in->auto_bytes : in->cb_buffer_size;
+        cap = min_off(cap, max_off(1, ceil_div(in->total_bytes, each)));
+    }
     int want = in->cb_nodes > 0 && in->cb_nodes < in->nprocs ? in->cb_nodes : in->nprocs;
     if (want > cap)
         want = (int)cap;
@@ -496,6 +498,15 @@ static int plan_build(const weft_plan_input *in, weft_plan *plan)
     if (!is_contiguous(kind) && weft_plan_window_max(plan) < 0)
         return PLAN_ERR_ARG;
     return 0;
+}
+
+MPI_Offset weft_plan_cycle_size(MPI_Offset share, MPI_Offset requested, int senders)
+{
+    MPI_Offset want = requested;
+    if (want <= 0) /* auto: small enough to stay in cache, large enough per sender */
+        want = max_off(WEFT_PLAN_CYCLE_AUTO_MIN,
+                       (MPI_Offset)(senders > 0 ? senders : 0) * WEFT_PLAN_CYCLE_PER_SENDER);
+    return max_off(1, min_off(want, share));
 }
 
 int weft_plan_build(const weft_plan_input *in, weft_plan *plan)

@@ -40,13 +40,16 @@ typedef struct weft_plan_input {
                                      names unknown (only "*" entries match); an entry may be
                                      NULL (that node matches only "*").  Ignored when
                                      node_of_rank is NULL */
-    MPI_Offset cb_buffer_size;    /* bytes per aggregator per cycle (> 0) */
+    MPI_Offset cb_buffer_size;    /* bytes per aggregator per cycle (> 0): the cycle size,
+                                     weft_plan_cycle_size of the hints */
     weft_partition_kind partition;
     MPI_Offset stripe_unit;       /* file-system stripe size; 0 = unknown */
     int stripe_count;             /* file-system stripe count; 0 = unknown */
     int aggregators_auto;         /* weft_aggregators: 0 = the hints decide the count ("hints");
-                                     1 = "auto": at most max(1, ceil(total_bytes /
-                                     cb_buffer_size)) of the hint-derived aggregators */
+                                     1 = "auto": at most max(1, ceil(total_bytes / auto_bytes))
+                                     of the hint-derived aggregators */
+    MPI_Offset auto_bytes;        /* aggregators_auto: data each aggregator gets at least (the
+                                     buffer share of cb_buffer_size); 0 = cb_buffer_size */
     MPI_Offset total_bytes;       /* bytes all ranks access in this call, summed (>= 0); only
                                      read when aggregators_auto is set */
 } weft_plan_input;
@@ -78,6 +81,16 @@ typedef struct weft_plan {
                                      ignored for "*:1" (set whatever the range, so the engine
                                      can warn once) */
 } weft_plan;
+
+/* weft_cycle_size=0 (auto): cycles of at least this many bytes, and at least this many more per
+ * rank with data, so each sender's message per cycle stays large at scale. */
+enum { WEFT_PLAN_CYCLE_AUTO_MIN = 512 * 1024, WEFT_PLAN_CYCLE_PER_SENDER = 64 * 1024 };
+
+/* The bytes per aggregator per cycle (the plan input's cb_buffer_size): `requested` (the
+ * weft_cycle_size hint; 0 = auto, see above) but never more than `share` (cb_buffer_size,
+ * halved when two cycles are in flight), and at least 1.  `senders` is the number of ranks
+ * with data in the call.  Pure; the same on every rank given the same arguments. */
+MPI_Offset weft_plan_cycle_size(MPI_Offset share, MPI_Offset requested, int senders);
 
 /* Build the plan.  Returns 0, or a negative code (common/error.h) for invalid input or no
  * memory.  Aggregators are chosen in cb_config_list order ("*" entries round-robin across

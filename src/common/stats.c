@@ -65,7 +65,7 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            "read_calls{contig=%llu,noncontig=%llu,collective=%llu} syscalls=%llu "
            "open_seconds=%.6f access_seconds=%.6f bandwidth_MBps=%.1f "
            "collective{aggregated=%llu,independent=%llu,aggregators=%d,partition=%s,overlap=%s,"
-           "shuffle=%s,degraded=%llu,backend=%s} "
+           "shuffle=%s,degraded=%llu,backend=%s,cycle_bytes=%lld} "
            "phases{plan=%.6f,shuffle=%.6f,file=%.6f} aggregator_bytes{",
            path, size, (unsigned long long)written, (unsigned long long)read,
            (unsigned long long)calls[WEFT_STAT_WRITE_CONTIG],
@@ -80,7 +80,7 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            choice_name(WEFT_HINT_WEFT_PARTITION, s->partition, 0),
            choice_name(WEFT_HINT_WEFT_OVERLAP, s->overlap, 1),
            choice_name(WEFT_HINT_WEFT_SHUFFLE, s->shuffle, 3), (unsigned long long)total[N - 4],
-           choice_name(WEFT_HINT_WEFT_BACKEND, s->backend, 2),
+           choice_name(WEFT_HINT_WEFT_BACKEND, s->backend, 2), (long long)s->cycle_bytes,
            max_times[2], max_times[3], max_times[4]);
     /* rank:bytes of every rank that moved file data as an aggregator (the first 64). */
     int listed = 0;

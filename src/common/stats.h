@@ -31,6 +31,7 @@ typedef struct weft_stats {
     uint64_t collective_aggregated;  /* collective calls that went through aggregation */
     uint64_t collective_independent; /* ... that went straight to the file (automatic, hints) */
     int aggregators;            /* in the last aggregated call */
+    long long cycle_bytes;      /* bytes per aggregator per cycle in the last aggregated call */
     int partition;              /* weft_partition of the last aggregated call (hint index) */
     int overlap;                /* overlap schedule of the last aggregated call (auto's pick) */
     int backend;                /* transfer backend in use (after any fallback) */

@@ -1136,9 +1136,62 @@ static void test_auto(void)
     CHECK(weft_plan_build(&in, &p) == 0 && p.naggregators == 3, "auto 4 MiB cycles: %d",
           p.naggregators);
     weft_plan_free(&p);
+    /* auto_bytes, when given, is the unit instead of the cycle: 512 KiB cycles, 4 MiB each. */
+    in.cb_buffer_size = 512 * 1024;
+    in.auto_bytes = 4 * MiB;
+    CHECK(weft_plan_build(&in, &p) == 0 && p.naggregators == 3 && p.cycle_bytes == 512 * 1024,
+          "auto 4 MiB each, 512 KiB cycles: %d aggregators, cycles of %lld", p.naggregators,
+          (long long)p.cycle_bytes);
+    weft_plan_free(&p);
+    in.auto_bytes = -1;
+    CHECK(weft_plan_build(&in, &p) == WEFT_MPI_ERR(MPI_ERR_ARG), "auto_bytes < 0");
+    in.auto_bytes = 0;
     in.total_bytes = -1;
     CHECK(weft_plan_build(&in, &p) == WEFT_MPI_ERR(MPI_ERR_ARG), "total_bytes < 0");
     ranks_free(&r);
+}
+
+/* weft_plan_cycle_size: the hint within the buffer share; auto = max(512 KiB, 64 KiB per sender). */
+static void test_cycle_size(void)
+{
+    const MPI_Offset KiB = 1024, MiB = 1 << 20;
+    struct { MPI_Offset share, requested; int senders; MPI_Offset expect; } cases[] = {
+        {8 * MiB, 0, 2, 512 * KiB},        /* auto at few ranks: the cache-sized floor */
+        {8 * MiB, 0, 0, 512 * KiB},        /* nobody has data: still a valid size */
+        {8 * MiB, 0, 8, 512 * KiB},        /* 8 x 64 KiB = the floor */
+        {8 * MiB, 0, 9, 576 * KiB},        /* one more sender, 64 KiB more */
+        {8 * MiB, 0, 64, 4 * MiB},
+        {8 * MiB, 0, 1000, 8 * MiB},       /* at scale: the whole share, as ROMIO */
+        {16 * MiB, 0, 1 << 30, 16 * MiB},  /* no overflow with 2^30 senders */
+        {2048, 0, 2, 2048},                /* a share below the floor wins */
+        {MiB, 8 * KiB, 2, 8 * KiB},        /* the hint, inside the share */
+        {MiB, 2 * MiB, 2, MiB},            /* the hint, cut to the share */
+        {MiB, 1, 100000, 1},               /* a hint of one byte is one byte */
+        {MiB, 0, -3, 512 * KiB},           /* a negative count counts as none */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        MPI_Offset got = weft_plan_cycle_size(cases[k].share, cases[k].requested, cases[k].senders);
+        CHECK(got == cases[k].expect, "cycle size share=%lld requested=%lld senders=%d: %lld, "
+              "expected %lld", (long long)cases[k].share, (long long)cases[k].requested,
+              cases[k].senders, (long long)got, (long long)cases[k].expect);
+    }
+    /* Properties over random arguments: within [1, share], the hint exact when it fits, auto
+     * never shrinking as senders grow. */
+    for (int i = 0; i < 10000; i++) {
+        MPI_Offset share = 2048 + (MPI_Offset)test_rand_below(&rng, 1u << 30);
+        MPI_Offset requested =
+            test_rand_below(&rng, 3) == 0 ? 0 : 1 + (MPI_Offset)test_rand_below(&rng, 1u << 31);
+        int senders = (int)test_rand_below(&rng, 200000);
+        MPI_Offset got = weft_plan_cycle_size(share, requested, senders);
+        CHECK(got >= 1 && got <= share, "cycle size %lld outside [1, %lld]", (long long)got,
+              (long long)share);
+        if (requested > 0)
+            CHECK(got == (requested < share ? requested : share), "hint %lld share %lld: %lld",
+                  (long long)requested, (long long)share, (long long)got);
+        else
+            CHECK(got <= weft_plan_cycle_size(share, 0, senders + 1), "auto shrank at %d senders",
+                  senders + 1);
+    }
 }
 
 static uint64_t run_seed;
@@ -1456,6 +1509,7 @@ int main(int argc, char **argv)
     test_errors();
     test_config_lists();
     test_auto();
+    test_cycle_size();
     test_random_small(3000);
     test_random_config(3000);
     test_large_config();
