@@ -96,8 +96,10 @@ WEFT_ALIAS(File_get_amode)
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     WEFT_RESOLVE(fh, f, File_set_info, (host_fh, info));
-    /* Collective by the standard; hints are advisory, so nothing to agree on but the call. */
+    /* Collective by the standard, so rank 0's hints can win: collective I/O plans from them
+     * on every rank, and must plan alike. */
     weft_hints_apply_info(&f->hints, info, f->path, f->rank == 0);
+    weft_hints_make_uniform(&f->hints, f->comm, f->path);
     return MPI_SUCCESS;
 }
 WEFT_ALIAS(File_set_info)

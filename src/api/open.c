@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,19 +131,23 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
         local = check_amode(amode, &why);
     }
 
+    /* Each rank's own hints (its info and WEFT_HINTS); rank 0's win below, for passthrough
+     * in the reduction and for the rest in the broadcast after the file is created. */
     weft_hints hints;
     weft_hints_init(&hints);
     weft_hints_apply_info(&hints, info, filename, rank == 0);
-    int passthrough = hints.value[WEFT_HINT_WEFT_PASSTHROUGH] != 0;
 
-    /* One reduction checks errors and that every rank passed the same amode, file name and
-     * passthrough choice: min of x and of -x gives min and max. */
+    /* One reduction checks errors and that every rank passed the same amode and file name
+     * (min of x and of -x gives min and max), and gives every rank rank 0's passthrough choice
+     * (the others offer the largest value). */
     uint64_t h = hash_name(filename);
-    long long mine[9] = {local, amode, -(long long)amode, (long long)(h >> 33),
+    long long mine[8] = {local, amode, -(long long)amode, (long long)(h >> 33),
                          -(long long)(h >> 33), (long long)(h & 0x1ffffffffull),
-                         -(long long)(h & 0x1ffffffffull), passthrough, -passthrough};
-    long long all[9];
-    MPI_Allreduce(mine, all, 9, MPI_LONG_LONG, MPI_MIN, comm);
+                         -(long long)(h & 0x1ffffffffull),
+                         rank == 0 ? hints.value[WEFT_HINT_WEFT_PASSTHROUGH] : LLONG_MAX};
+    long long all[8];
+    MPI_Allreduce(mine, all, 8, MPI_LONG_LONG, MPI_MIN, comm);
+    int passthrough = all[7] != 0;
     if (all[0] < 0) {
         if (local < 0)
             return weft_raise_path(filename, fn, local, "%s", why);
@@ -154,9 +159,6 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     if (all[3] != -all[4] || all[5] != -all[6])
         return weft_raise_path(filename, fn, WEFT_MPI_ERR(MPI_ERR_NOT_SAME),
                                "ranks passed different file names");
-    if (all[7] != -all[8])
-        return weft_raise_path(filename, fn, WEFT_MPI_ERR(MPI_ERR_NOT_SAME),
-                               "weft_passthrough differs between ranks");
 
     weft_file *f = calloc(1, sizeof *f);
     int rc = f ? 0 : -ENOMEM;
@@ -182,6 +184,14 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     }
 
     if (passthrough) {
+        /* The host MPI reads the hints it knows from `info` itself; weft's matter no more, but
+         * a rank that did not ask for passthrough is told, as for any hint. */
+        if (!f->hints.value[WEFT_HINT_WEFT_PASSTHROUGH]) {
+            weft_hints chosen = f->hints;
+            char no_error[8];
+            weft_hints_set(&chosen, "weft_passthrough", "true", no_error, sizeof no_error);
+            weft_hints_adopt_rank0(&f->hints, &chosen, rank, filename);
+        }
         const weft_host_api *host = weft_host();
         int code = host ? host->File_open(comm, filename, amode, info, &f->host)
                         : weft_raise_path(filename, fn, WEFT_MPI_ERR(MPI_ERR_UNSUPPORTED_OPERATION),
@@ -199,19 +209,26 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     MPI_Comm_dup(comm, &f->comm);
     f->fs = weft_fs_select(f->path, &f->fs_path);
 
-    /* Rank 0 creates the file (and alone honours MPI_MODE_EXCL); the others open it after. */
+    /* Rank 0 creates the file (and alone honours MPI_MODE_EXCL); the others open it after.
+     * The broadcast that tells them also carries rank 0's hints, which every rank adopts, so
+     * collective I/O plans alike everywhere at no extra collective. */
     int flags = open_flags(amode);
-    uint64_t nonce = 0;
+    struct {
+        long long rc;
+        uint64_t nonce;
+        weft_hints hints;
+    } first;
     if (rank == 0) {
         int create = amode & MPI_MODE_CREATE ? O_CREAT : 0;
         int excl = amode & MPI_MODE_EXCL ? O_EXCL : 0;
         rc = f->fs->open(f->fs_path, flags | create | excl, &f->fd);
-        nonce = ((uint64_t)getpid() << 20) ^ (uint64_t)(weft_now() * 1e9);
+        first.rc = rc;
+        first.nonce = ((uint64_t)getpid() << 20) ^ (uint64_t)(weft_now() * 1e9);
+        first.hints = f->hints;
     }
-    long long first[2] = {rc, (long long)nonce};
-    MPI_Bcast(first, 2, MPI_LONG_LONG, 0, f->comm);
-    rc = (int)first[0];
-    nonce = (uint64_t)first[1];
+    MPI_Bcast(&first, (int)sizeof first, MPI_BYTE, 0, f->comm);
+    rc = (int)first.rc;
+    uint64_t nonce = first.nonce;
     if (rc == 0 && rank != 0)
         rc = f->fs->open(f->fs_path, flags, &f->fd);
     int agreed = weft_agree(f->comm, rc);
@@ -223,6 +240,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
         free_file(f);
         return code;
     }
+    weft_hints_adopt_rank0(&f->hints, &first.hints, rank, filename);
 
     f->shared_fp_path = shared_fp_path_for(f->fs_path, nonce);
     if (amode & MPI_MODE_APPEND) {

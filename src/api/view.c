@@ -78,20 +78,30 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         return weft_raise(f, fn, WEFT_MPI_ERR(MPI_ERR_NOT_SAME),
                           "ranks passed etypes of different sizes or different datareps");
 
-    if (disp == MPI_DISPLACEMENT_CURRENT) {
-        /* Sequential files: the new view starts where the shared pointer is now. */
-        MPI_Offset position = 0;
-        if (f->rank == 0)
-            weft_shared_fp_get(f, &position);
-        MPI_Bcast(&position, 1, MPI_OFFSET, 0, f->comm);
-        v.disp = weft_view_byte_offset(&f->view, position * f->view.etype_size);
+    /* Every rank joins one broadcast from rank 0.  It carries rank 0's hints, which every
+     * rank adopts so collective I/O plans alike, and on sequential files the shared pointer,
+     * where the views of ranks passing MPI_DISPLACEMENT_CURRENT start (disp may differ
+     * between ranks, so it cannot decide who joins). */
+    weft_hints_apply_info(&f->hints, info, f->path, f->rank == 0);
+    struct {
+        MPI_Offset shared_position;
+        weft_hints hints;
+    } rank0;
+    if (f->rank == 0) {
+        rank0.shared_position = 0;
+        if (f->amode & MPI_MODE_SEQUENTIAL)
+            weft_shared_fp_get(f, &rank0.shared_position);
+        rank0.hints = f->hints;
     }
+    MPI_Bcast(&rank0, (int)sizeof rank0, MPI_BYTE, 0, f->comm);
+    weft_hints_adopt_rank0(&f->hints, &rank0.hints, f->rank, f->path);
+    if (disp == MPI_DISPLACEMENT_CURRENT) /* sequential files: the view starts at the pointer */
+        v.disp = weft_view_byte_offset(&f->view, rank0.shared_position * f->view.etype_size);
     weft_view_release(&f->view);
     v.etype = weft_view_keep_type(etype);
     v.filetype = weft_view_keep_type(filetype);
     f->view = v;
     f->individual_fp = 0;
-    weft_hints_apply_info(&f->hints, info, f->path, f->rank == 0);
     if (f->rank == 0)
         rc = weft_shared_fp_set(f, 0);
     /* The barrier orders the shared pointer's reset before any rank uses it. */

@@ -178,6 +178,7 @@ static void warn(const char *path, const char *why)
 void weft_hints_init(weft_hints *h)
 {
     char why[512];
+    memset(h, 0, sizeof *h); /* whole arrays defined: the struct is broadcast as bytes */
     for (int i = 0; i < WEFT_HINT_COUNT; i++) {
         int rc = weft_hints_set(h, weft_hint_defs[i].name, weft_hint_defs[i].default_value, why,
                                 sizeof why);
@@ -220,6 +221,32 @@ void weft_hints_apply_info(weft_hints *h, MPI_Info info, const char *path, int r
         if (weft_hints_set(h, key, value, why, sizeof why) < 0 && report)
             warn(path, why);
     }
+}
+
+void weft_hints_adopt_rank0(weft_hints *h, const weft_hints *rank0, int rank, const char *path)
+{
+    for (int i = 0; i < WEFT_HINT_COUNT; i++) {
+        if (h->value[i] == rank0->value[i] && strcmp(h->text[i], rank0->text[i]) == 0)
+            continue;
+        const char *quote = weft_hint_defs[i].kind == WEFT_HINT_STRING ? "\"" : "";
+        fprintf(stderr,
+                "weft: %s: hint %s is %s%s%s on rank %d but %s%s%s on rank 0; using rank 0's "
+                "(the standard requires the same value on every rank)\n",
+                path, weft_hint_defs[i].name, quote, h->text[i], quote, rank, quote,
+                rank0->text[i], quote);
+        break; /* one line per rank and call: the first difference says enough */
+    }
+    if (h != rank0)
+        *h = *rank0;
+}
+
+void weft_hints_make_uniform(weft_hints *h, MPI_Comm comm, const char *path)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    weft_hints rank0 = *h;
+    MPI_Bcast(&rank0, (int)sizeof rank0, MPI_BYTE, 0, comm);
+    weft_hints_adopt_rank0(h, &rank0, rank, path);
 }
 
 int weft_hints_to_info(const weft_hints *h, MPI_Info *info)

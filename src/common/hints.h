@@ -149,4 +149,16 @@ void weft_hint_choice_text(int id, long long index, char *out, size_t size);
 /* Write docs/HINTS.md's table (markdown) to `out`. */
 void weft_hints_write_markdown(FILE *out);
 
+/* Hints that steer collective I/O (cb_buffer_size, cb_nodes, striping_*, ...) must be the same
+ * on every rank, or ranks build different plans and a collective hangs or writes wrong bytes.
+ * The standard requires the same values but ranks may pass different ones (or different
+ * WEFT_HINTS), so rank 0's hints win wherever hints are set collectively.
+ *
+ * weft_hints_adopt_rank0: `h` becomes `rank0` (rank 0's hints, as broadcast by the caller
+ * along with whatever else it sends); when they differed, this rank says so in one stderr
+ * line naming the first differing hint and both values.  No MPI call.
+ * weft_hints_make_uniform: the same with its own broadcast; collective over `comm`. */
+void weft_hints_adopt_rank0(weft_hints *h, const weft_hints *rank0, int rank, const char *path);
+void weft_hints_make_uniform(weft_hints *h, MPI_Comm comm, const char *path);
+
 #endif
