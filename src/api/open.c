@@ -167,7 +167,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
         f->host = MPI_FILE_NULL;
         f->fd = -1;
         f->shared_fp_fd = -1;
-        f->overlap_chosen = -1;
+        f->overlap_chosen[0] = f->overlap_chosen[1] = -1;
         f->rank = rank;
         f->nprocs = nprocs;
         f->amode = amode;

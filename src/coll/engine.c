@@ -1372,17 +1372,81 @@ static void read_cycles(engine *e, int first, int count)
     }
 }
 
-/* auto: run the first cycle without overlap, measuring; all ranks agree (max over ranks) on
- * shuffle and file time, and pick: overlap only pays when both phases take real time. */
-static int choose_overlap(engine *e)
+/* auto, step 1: the first cycle, run without overlap, measured; all ranks agree (max over
+ * ranks) on shuffle and file time: overlap only pays when both phases take real time. */
+static int overlap_pays(engine *e)
 {
     double mine[2] = {e->shuffle_time, e->file_time}, most[2];
     MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, e->f->comm);
     double shuffle = most[0], file = most[1];
     double small = shuffle < file ? shuffle : file, large = shuffle < file ? file : shuffle;
-    if (large < 50e-6 || small < 0.1 * large)
-        return OVERLAP_NONE;
-    return OVERLAP_WRITE_COMM;
+    return !(large < 50e-6 || small < 0.1 * large);
+}
+
+/* auto, step 2 (writes): which overlap schedule wins depends on the MPI's progress, the
+ * backend and the cores left over (seed 000 table 1), so each runs AUTO_TRIAL_CYCLES cycles
+ * of the call, timed from its first start to its last completion, and the one whose slowest
+ * rank was fastest (one allreduce) takes the rest.  Every rank runs the same cycles in the
+ * same schedules, so the shuffles' collective synchronisation stays matched.  Returns -1,
+ * running nothing, when the trials would take more than half of the cycles left: a poor
+ * candidate should cost little. */
+enum { AUTO_TRIAL_CYCLES = 3 };
+static const char *const trial_span[] = {"auto trial: none", "auto trial: comm",
+                                         "auto trial: write", "auto trial: write-comm",
+                                         "auto trial: write-comm-2"};
+
+static int try_overlap_schedules(engine *e, int *first)
+{
+    int candidates[4], n = 0;
+    candidates[n++] = OVERLAP_WRITE_COMM;
+    if (e->shuffle != WEFT_SHUFFLE_PUT_FENCE) /* put-fence runs write-comm-2 as write-comm */
+        candidates[n++] = OVERLAP_WRITE_COMM_2;
+    candidates[n++] = OVERLAP_WRITE;
+    candidates[n++] = OVERLAP_COMM;
+    if (e->plan.ncycles - *first < 2 * n * AUTO_TRIAL_CYCLES)
+        return -1;
+    double took[4], slowest[4];
+    for (int k = 0; k < n; k++) {
+        e->overlap = candidates[k];
+        double t0 = weft_now();
+        write_cycles(e, *first, AUTO_TRIAL_CYCLES);
+        took[k] = weft_now() - t0;
+        weft_trace_end(t0, trial_span[candidates[k]], "overlap", WEFT_TRACE_LANE_MPI, *first);
+        *first += AUTO_TRIAL_CYCLES;
+    }
+    MPI_Allreduce(took, slowest, n, MPI_DOUBLE, MPI_MAX, e->f->comm);
+    e->f->stats.auto_trials++;
+    int best = 0;
+    for (int k = 1; k < n; k++)
+        if (slowest[k] < slowest[best])
+            best = k;
+    return candidates[best];
+}
+
+/* weft_overlap=auto: the schedule for the rest of this call (cycles from *first on), and,
+ * once measured, for the file's later calls in the same direction (a read's measurement says
+ * nothing about the write schedules).  A write too short for the trials uses write-comm, the
+ * schedule that overlaps both phases in a fixed order, without remembering it, so a later,
+ * longer call still measures. */
+static int choose_overlap(engine *e, int *first)
+{
+    int *chosen = &e->f->overlap_chosen[e->a->write ? 1 : 0];
+    if (*chosen >= 0)
+        return *chosen;
+    e->overlap = OVERLAP_NONE;
+    if (e->a->write)
+        write_cycles(e, 0, 1);
+    else
+        read_cycles(e, 0, 1);
+    *first = 1;
+    /* Tests make the trials run whatever the first cycle measured (WEFT_TEST_AUTO_TRIAL=1,
+     * set on every rank), since tiny test cycles rarely take real time. */
+    if (!overlap_pays(e) && !getenv("WEFT_TEST_AUTO_TRIAL"))
+        return *chosen = OVERLAP_NONE;
+    if (!e->a->write) /* every overlap schedule prefetches reads the same way */
+        return *chosen = OVERLAP_WRITE_COMM;
+    int best = try_overlap_schedules(e, first);
+    return best >= 0 ? (*chosen = best) : OVERLAP_WRITE_COMM;
 }
 
 /* ---- Windows and communicators of the shuffle primitives ------------------------------------ */
@@ -1598,19 +1662,8 @@ static int run_cycles(engine *e)
     if (e->shuffle != WEFT_SHUFFLE_ISEND)
         shuffle_setup(e); /* collective: windows created or grown */
     int first = 0;
-    if (e->overlap == OVERLAP_AUTO) {
-        if (f->overlap_chosen >= 0) {
-            e->overlap = f->overlap_chosen;
-        } else {
-            e->overlap = OVERLAP_NONE;
-            if (e->a->write)
-                write_cycles(e, 0, 1);
-            else
-                read_cycles(e, 0, 1);
-            first = 1;
-            e->overlap = f->overlap_chosen = choose_overlap(e);
-        }
-    }
+    if (e->overlap == OVERLAP_AUTO)
+        e->overlap = choose_overlap(e, &first);
     if (e->a->write)
         write_cycles(e, first, e->plan.ncycles - first);
     else

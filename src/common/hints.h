@@ -92,7 +92,9 @@ typedef enum {
       "none|comm|write|write-comm|write-comm-2|auto", \
       "Overlap of shuffle and file access in collective writes (seed 000 §3.1.1, Algorithms " \
       "1-4; reads prefetch the next cycle with any value but none). No schedule wins " \
-      "everywhere (000 table 1), so auto times the first cycle and picks, per file.") \
+      "everywhere (000 table 1), so auto times the first cycle without overlap (both phases " \
+      "must take real time for overlap to pay), then, in a write of enough cycles, runs 3 " \
+      "cycles of each schedule and keeps the fastest; remembered per file and direction.") \
     X(WEFT_BACKEND, "weft_backend", ENUM, "threads", 0, 0, "sync|threads|uring", \
       "How aggregators move bytes to the file: sync, the library's thread pool, or io_uring " \
       "(falls back to threads where the kernel refuses). threads is the default: it works " \

@@ -65,7 +65,7 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            "read_calls{contig=%llu,noncontig=%llu,collective=%llu} syscalls=%llu "
            "open_seconds=%.6f access_seconds=%.6f bandwidth_MBps=%.1f "
            "collective{aggregated=%llu,independent=%llu,aggregators=%d,partition=%s,overlap=%s,"
-           "shuffle=%s,degraded=%llu,backend=%s,cycle_bytes=%lld} "
+           "auto_trials=%llu,shuffle=%s,degraded=%llu,backend=%s,cycle_bytes=%lld} "
            "phases{plan=%.6f,shuffle=%.6f,file=%.6f} aggregator_bytes{",
            path, size, (unsigned long long)written, (unsigned long long)read,
            (unsigned long long)calls[WEFT_STAT_WRITE_CONTIG],
@@ -78,7 +78,7 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            (double)(written + read) / access / 1e6, (unsigned long long)total[N - 2],
            (unsigned long long)total[N - 1], max_aggregators,
            choice_name(WEFT_HINT_WEFT_PARTITION, s->partition, 0),
-           choice_name(WEFT_HINT_WEFT_OVERLAP, s->overlap, 1),
+           choice_name(WEFT_HINT_WEFT_OVERLAP, s->overlap, 1), (unsigned long long)s->auto_trials,
            choice_name(WEFT_HINT_WEFT_SHUFFLE, s->shuffle, 3), (unsigned long long)total[N - 4],
            choice_name(WEFT_HINT_WEFT_BACKEND, s->backend, 2), (long long)s->cycle_bytes,
            max_times[2], max_times[3], max_times[4]);

@@ -52,7 +52,8 @@ typedef struct weft_file {
     MPI_Offset cycle_buffer_size;
     void *coll_staging[2];        /* collective engine: packed streams of each half, kept */
     MPI_Count coll_staging_size[2];
-    int overlap_chosen;           /* weft_overlap=auto: the schedule picked, -1 until then */
+    int overlap_chosen[2];        /* weft_overlap=auto: the schedule picked for reads [0] and
+                                   * writes [1], -1 until measured */
     struct weft_shuffle_state *shuffle; /* collective engine: windows of weft_shuffle, kept */
     int split_active;             /* a split collective is in progress */
     MPI_Status split_status;
