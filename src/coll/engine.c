@@ -1764,11 +1764,14 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
         .cb_nodes = (int)f->hints.value[WEFT_HINT_CB_NODES],
         .cb_config_list = f->hints.text[WEFT_HINT_CB_CONFIG_LIST],
         .node_name = f->node_name,
-        .aggregators_auto = f->hints.value[WEFT_HINT_WEFT_AGGREGATORS] == WEFT_AGGREGATORS_AUTO,
+        /* auto keeps as many of the list's aggregators as the data fills cycles for (an
+         * explicit cb_nodes is kept as given) */
+        .aggregators_auto = f->hints.value[WEFT_HINT_WEFT_AGGREGATORS] == WEFT_AGGREGATORS_AUTO &&
+                            f->hints.value[WEFT_HINT_CB_NODES] == 0,
         .total_bytes = total_bytes,
         .cb_buffer_size = weft_plan_cycle_size(share, f->hints.value[WEFT_HINT_WEFT_CYCLE_SIZE],
                                                senders),
-        .auto_bytes = share,
+        .auto_bytes = 0, /* the cycle size */
         .partition = partition_of(&f->hints),
         .stripe_unit = f->hints.value[WEFT_HINT_STRIPING_UNIT],
         .stripe_count = (int)f->hints.value[WEFT_HINT_STRIPING_FACTOR],

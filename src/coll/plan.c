@@ -364,7 +364,7 @@ static int plan_build(const weft_plan_input *in, weft_plan *plan)
         return PLAN_ERR_ARG;
 
     /* The cb_config_list in effect.  With cb_nodes > 0 a list of only "*" entries is ignored
-     * and cb_nodes alone decides (any number per node, round-robin): the hint's default "*:1"
+     * and cb_nodes alone decides (any number per node, round-robin): the hint's default "*:*"
      * arrives whether or not the user wrote it, so it cannot be read as a restriction.  A list
      * naming hosts does restrict where they go, and cb_nodes takes the first cb_nodes of it. */
     config_list config = {0};

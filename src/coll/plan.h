@@ -48,13 +48,14 @@ typedef struct weft_plan_input {
     int aggregators_auto;         /* weft_aggregators: 0 = the hints decide the count ("hints");
                                      1 = "auto": at most max(1, ceil(total_bytes / auto_bytes))
                                      of the hint-derived aggregators */
-    MPI_Offset auto_bytes;        /* aggregators_auto: data each aggregator gets at least (the
-                                     buffer share of cb_buffer_size); 0 = cb_buffer_size */
+    MPI_Offset auto_bytes;        /* aggregators_auto: data each aggregator gets at least;
+                                     0 = cb_buffer_size, the cycle size (what the engine
+                                     passes) */
     MPI_Offset total_bytes;       /* bytes all ranks access in this call, summed (>= 0); only
                                      read when aggregators_auto is set */
 } weft_plan_input;
 
-/* plan.config_fallback: why cb_config_list was replaced by the default "*:1". */
+/* plan.config_fallback: why cb_config_list was replaced by "*:1" (ROMIO's default). */
 enum {
     WEFT_PLAN_CONFIG_OK = 0,        /* the list was used (or was NULL) */
     WEFT_PLAN_CONFIG_MALFORMED = 1, /* the list does not parse */
