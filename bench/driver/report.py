@@ -108,8 +108,9 @@ def write_markdown(results, out_dir, plots=()):
     if lim.get("fio") or lim.get("pingpong"):
         L.append("## Limits measured in this run\n")
         if lim.get("fio"):
-            L.append("fio, sequential 1 MiB buffered I/O, one job per rank, fsync at the end of the "
-                     "write, read right after the write (the conditions of the benchmark runs).\n")
+            L.append("fio, sequential 1 MiB buffered I/O, one job per rank, each in its own region "
+                     "of one shared file, not preallocated, fsync at the end of the write, read "
+                     "right after the write (the conditions of the benchmark runs).\n")
             L.append("| directory | jobs | write MiB/s | read MiB/s | |\n|---|---:|---:|---:|---|")
             for key, f in lim["fio"].items():
                 err = RED.format(_cell(f["error"])) if f.get("error") else ""
