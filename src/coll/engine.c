@@ -134,6 +134,8 @@ typedef struct engine {
     unsigned char **shm_ptr;    /* shm: per aggregator, its segment if in my group, else NULL */
     MPI_Offset *shm_half;       /* shm: per aggregator, bytes of each half of its segment */
     int shm_sync;               /* shm: my group holds an aggregator and more than one rank */
+    MPI_Offset *spans;          /* aggregator, reads: 2P offsets, the file spans ranks need
+                                   in one window range */
     MPI_Aint *pdisp;            /* RMA: landing places of my pieces for one aggregator */
     int *plen;
     int npieces, pcap;
@@ -551,6 +553,7 @@ static void engine_free(engine *e)
     window_free(&e->scratch);
     free(e->shm_ptr);
     free(e->shm_half);
+    free(e->spans);
     free(e->pdisp);
     free(e->plen);
     weft_plan_free(&e->plan);
@@ -1105,6 +1108,67 @@ static int add_op(engine *e, half *h, int write, MPI_Offset offset, unsigned cha
     return 0;
 }
 
+/* File offset of data position `position` of a view (monotonic: offsets grow with it). */
+static MPI_Offset offset_of(const weft_dtype *filetype, MPI_Offset disp, MPI_Count position)
+{
+    weft_cursor c;
+    MPI_Offset offset = 0;
+    MPI_Count length;
+    weft_cursor_init(&c, filetype, -1, disp);
+    weft_cursor_seek(&c, position);
+    weft_cursor_peek(&c, &offset, &length, 1);
+    return offset;
+}
+
+static int span_order(const void *x, const void *y)
+{
+    MPI_Offset a = *(const MPI_Offset *)x, b = *(const MPI_Offset *)y;
+    return (a > b) - (a < b);
+}
+
+/* Holes up to this size between spans some rank needs are read through rather than skipped:
+ * reading 64 KiB of page cache costs about what one more system call does. */
+#define READ_GAP ((MPI_Offset)64 << 10)
+
+/* Reads of range i [lo, hi) of the half's window: only the spans ranks need (from each rank's
+ * first to its last byte in the range, holes inside a rank's span read through, as ROMIO's
+ * sieving does), not the whole range: a sparse access (one variable of many, a corner of a
+ * large array) would otherwise read every byte of the aggregator's domain.  Bytes of the
+ * buffer left unread are needed by nobody. */
+static int add_needed_reads(engine *e, half *h, int i, MPI_Offset lo, MPI_Offset hi)
+{
+    int n = 0;
+    for (int r = 0; r < e->f->nprocs; r++) {
+        const weft_dtype *filetype = e->views[r].filetype;
+        MPI_Count from, to;
+        if (!filetype)
+            continue;
+        positions_in(filetype, e->views[r].disp, e->all[r][F_POSITION], e->all[r][F_BYTES], lo,
+                     hi, &from, &to);
+        if (to <= from)
+            continue;
+        e->spans[2 * n] = offset_of(filetype, e->views[r].disp, from);
+        e->spans[2 * n + 1] = offset_of(filetype, e->views[r].disp, to - 1) + 1;
+        n++;
+    }
+    qsort(e->spans, (size_t)n, 2 * sizeof(MPI_Offset), span_order);
+    MPI_Offset base = h->win.at[i];
+    for (int k = 0; k < n;) {
+        MPI_Offset start = e->spans[2 * k], end = e->spans[2 * k + 1];
+        for (k++; k < n && e->spans[2 * k] <= end + READ_GAP; k++)
+            if (e->spans[2 * k + 1] > end)
+                end = e->spans[2 * k + 1];
+        start = start < lo ? lo : start;
+        end = end > hi ? hi : end;
+        if (end > start) {
+            int rc = add_op(e, h, 0, start, h->buffer + base + (start - lo), end - start);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 /* The aggregator's file access for the half's cycle, submitted to the transfer backend.
  * Writes: the filled runs, range by range (ranges are back to back in the buffer, not in the
  * file).  Reads: each range.  Nothing is submitted after a failure. */
@@ -1126,7 +1190,7 @@ static void file_start(engine *e, half *h)
                 from = end;
             }
         } else if (hi > lo) {
-            note_failure(e, add_op(e, h, 0, lo, h->buffer + base, hi - lo));
+            note_failure(e, add_needed_reads(e, h, i, lo, hi));
         }
     }
     h->file_began = weft_now();
@@ -1625,6 +1689,9 @@ static int run_cycles(engine *e)
         if (!f->cycle_buffer)
             rc = -ENOMEM;
     }
+    if (e->my_aggregator >= 0 && rc == 0 && !e->a->write &&
+        !(e->spans = malloc(sizeof(MPI_Offset) * 2 * (size_t)P)))
+        rc = -ENOMEM;
     for (int k = 0; k < 2 && rc == 0; k++) {
         half *h = &e->halves[k];
         h->out_at = malloc(sizeof(MPI_Count) * (size_t)(A + 1));
