@@ -238,6 +238,12 @@ static int ensure_file_state(weft_file *f)
     }
     const char *virtual_nodes = getenv("WEFT_VIRTUAL_NODES");
     int k = virtual_nodes ? atoi(virtual_nodes) : 0;
+    MPI_Comm node;
+    int leader = f->rank;
+    MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &f->machine_ranks); /* real cores are shared by real ranks */
+    MPI_Allreduce(&f->rank, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
     if (k > 0) {
         if (k > f->nprocs)
             k = f->nprocs;
@@ -245,11 +251,6 @@ static int ensure_file_state(weft_file *f)
             map[r] = (int)((long long)r * k / f->nprocs);
         f->nnodes = k;
     } else {
-        MPI_Comm node;
-        int leader = f->rank;
-        MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &node);
-        MPI_Allreduce(&f->rank, &leader, 1, MPI_INT, MPI_MIN, node);
-        MPI_Comm_free(&node);
         MPI_Allgather(&leader, 1, MPI_INT, map, 1, MPI_INT, f->comm);
         for (int r = 0; r < f->nprocs; r++)
             number[r] = -1;
@@ -1887,7 +1888,10 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
 
     note_failure(&e, exchange_views(&e));
     weft_xfer_kind actual;
-    note_failure(&e, weft_xfer_backend_get((weft_xfer_kind)f->hints.value[WEFT_HINT_WEFT_BACKEND],
+    weft_xfer_kind kind = f->hints.value[WEFT_HINT_WEFT_BACKEND] == WEFT_BACKEND_AUTO
+                              ? weft_xfer_auto_kind(f->machine_ranks)
+                              : (weft_xfer_kind)f->hints.value[WEFT_HINT_WEFT_BACKEND];
+    note_failure(&e, weft_xfer_backend_get(kind,
                                            &e.backend, &actual));
     f->stats.plan_seconds += weft_now() - t0;
     weft_trace_end(t0, "plan + views", "plan", WEFT_TRACE_LANE_MPI, -1);

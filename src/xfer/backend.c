@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,6 +110,23 @@ int weft_xfer_test(weft_xfer_backend *b, weft_xfer_op *op, int *complete)
     if (*complete)
         op->priv.phase = WEFT_XFER_COMPLETE;
     return rc;
+}
+
+weft_xfer_kind weft_xfer_auto_pick(int ranks_on_machine, int online_cpus, int affinity_cpus)
+{
+    if (affinity_cpus <= 1 || ranks_on_machine >= online_cpus)
+        return WEFT_XFER_SYNC;
+    return WEFT_XFER_THREADS;
+}
+
+weft_xfer_kind weft_xfer_auto_kind(int ranks_on_machine)
+{
+    cpu_set_t mask;
+    int affinity = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : 0;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (affinity <= 0) /* unknown: as if unbound */
+        affinity = online > 0 ? (int)online : 1;
+    return weft_xfer_auto_pick(ranks_on_machine, online > 0 ? (int)online : 1, affinity);
 }
 
 const char *weft_xfer_kind_name(weft_xfer_kind k)

@@ -92,6 +92,15 @@ int weft_xfer_wait(weft_xfer_backend *b, weft_xfer_op *op);
  * counts as waited), else *complete = 0 and returns 0. */
 int weft_xfer_test(weft_xfer_backend *b, weft_xfer_op *op, int *complete);
 
+/* weft_backend=auto: the thread pool when a core is left over for its workers, else sync.
+ * Buffered file access (tmpfs, the page cache) is CPU work, so asynchronous transfers overlap
+ * the shuffle only on an idle core: a worker sharing its rank's core (a rank bound to one
+ * core, Open MPI's default at few ranks), or a node with a rank on every core, only adds
+ * switches (2 ranks on 2 cores: reads 12-18 % slower than sync).  Pure: tests call it with
+ * any numbers; weft_xfer_auto_kind reads the process's own. */
+weft_xfer_kind weft_xfer_auto_pick(int ranks_on_machine, int online_cpus, int affinity_cpus);
+weft_xfer_kind weft_xfer_auto_kind(int ranks_on_machine);
+
 /* "sync", "threads", "uring" */
 const char *weft_xfer_kind_name(weft_xfer_kind k);
 /* Parse a weft_backend hint value ("sync", "threads", "uring"). 0 or -EINVAL. */

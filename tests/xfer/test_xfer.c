@@ -290,6 +290,15 @@ int main(int argc, char **argv)
     weft_xfer_kind k;
     CHECK(weft_xfer_kind_parse("uring", &k) == 0 && k == WEFT_XFER_URING);
     CHECK(weft_xfer_kind_parse("aio", &k) == -EINVAL);
+    /* weft_backend=auto: threads only with a core left over for the workers. */
+    CHECK(weft_xfer_auto_pick(2, 2, 1) == WEFT_XFER_SYNC, "bound to one core");
+    CHECK(weft_xfer_auto_pick(2, 2, 2) == WEFT_XFER_SYNC, "a rank on every core");
+    CHECK(weft_xfer_auto_pick(2, 4, 1) == WEFT_XFER_SYNC, "bound, spare cores elsewhere");
+    CHECK(weft_xfer_auto_pick(4, 4, 4) == WEFT_XFER_SYNC, "full node");
+    CHECK(weft_xfer_auto_pick(1, 2, 2) == WEFT_XFER_THREADS, "one rank, two cores");
+    CHECK(weft_xfer_auto_pick(2, 8, 4) == WEFT_XFER_THREADS, "bound to four of eight");
+    k = weft_xfer_auto_kind(1);
+    CHECK(k == WEFT_XFER_SYNC || k == WEFT_XFER_THREADS, "auto gave %d", (int)k);
 
     const weft_xfer_kind kinds[] = {WEFT_XFER_SYNC, WEFT_XFER_THREADS, WEFT_XFER_URING};
     for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
