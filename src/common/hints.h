@@ -50,7 +50,7 @@ typedef enum {
       "candidate, one per node first (ROMIO's default is `*:1`): on fast storage the " \
       "aggregators' copies and file access are CPU work, which one process per node " \
       "serialises, and with weft_aggregators=auto only as many as the data fills cycles " \
-      "for are kept (block3d with 512-byte rows at 2 ranks on one node: 1.2x write, 1.5x " \
+      "for are kept (8-byte pieces interleaved by 2 ranks on one node: 1.7x write, 1.5x " \
       "read over one per node).") \
     X(WEFT_AGGREGATORS, "weft_aggregators", ENUM, "auto", 0, 0, "hints|auto", \
       "How many aggregators collective I/O uses: hints = as cb_nodes and cb_config_list say; " \
