@@ -2,7 +2,10 @@
  * The shared file pointer lives in a side file, "<dir>/.<name>.weft-shfp.<nonce>", holding one
  * 64-bit counter (an empty file reads as 0).  Every update takes an open-file-description
  * lock on it, so concurrent read_shared/write_shared calls from any rank serialise.  The side
- * file is created on first use by whichever rank gets there, and unlinked by rank 0 at close.
+ * file is created by the first update that moves the pointer away from 0, by whichever rank
+ * gets there, and unlinked by rank 0 at close: reads and resets to 0 (every set_view) of a
+ * counter that does not exist need no file, so a program that never uses the shared pointer
+ * leaves no side file and pays no system calls for it.
  */
 #include "file/file.h"
 
@@ -21,13 +24,14 @@ static int lock_counter(int fd, short type)
     return rc == 0 ? 0 : -errno;
 }
 
-static int open_counter(weft_file *f)
+/* -ENOENT when !create and no rank has created the counter yet (it reads as 0). */
+static int open_counter(weft_file *f, int create)
 {
     if (f->shared_fp_fd >= 0)
         return 0;
     int fd;
     do
-        fd = open(f->shared_fp_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        fd = open(f->shared_fp_path, O_RDWR | (create ? O_CREAT : 0) | O_CLOEXEC, 0666);
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return -errno;
@@ -62,7 +66,11 @@ static int write_counter(int fd, MPI_Offset value)
 
 int weft_shared_fp_fetch_add(weft_file *f, MPI_Offset delta, MPI_Offset *old)
 {
-    int rc = open_counter(f);
+    int rc = open_counter(f, delta != 0);
+    if (rc == -ENOENT && delta == 0) {
+        *old = 0;
+        return 0;
+    }
     if (rc || (rc = lock_counter(f->shared_fp_fd, F_WRLCK)))
         return rc;
     rc = read_counter(f->shared_fp_fd, old);
@@ -74,7 +82,9 @@ int weft_shared_fp_fetch_add(weft_file *f, MPI_Offset delta, MPI_Offset *old)
 
 int weft_shared_fp_set(weft_file *f, MPI_Offset value)
 {
-    int rc = open_counter(f);
+    int rc = open_counter(f, value != 0);
+    if (rc == -ENOENT && value == 0)
+        return 0;
     if (rc || (rc = lock_counter(f->shared_fp_fd, F_WRLCK)))
         return rc;
     rc = write_counter(f->shared_fp_fd, value);
