@@ -9,6 +9,15 @@
 #   Exit code 77 means "skipped".  EXPECT also requires the output to match the regex.
 #   HINTS become WEFT_HINTS="k=v;k=v" (semicolons in ENV values do not survive CMake lists).
 
+# Scratch directory for test files (every test's WEFT_TEST_DIR); tmpfs keeps the suite fast.
+if(NOT WEFT_TEST_DIR)
+  if(EXISTS /dev/shm)
+    set(WEFT_TEST_DIR /dev/shm)
+  else()
+    set(WEFT_TEST_DIR /tmp)
+  endif()
+endif()
+
 if(WEFT_MPI_FLAVOUR STREQUAL "openmpi")
   # Oversubscription is expected (2 cores, 4 ranks); yielding keeps busy-polling ranks from
   # starving each other.

@@ -3,14 +3,7 @@
 # --corrupt-for-test: only when the flipped byte was caught); every run also appends its JSON
 # line to a file that bench_smoke_json checks (well formed, the fields the driver needs,
 # verified as expected).
-set(_wb_dir ${WEFT_TEST_DIR})
-if(NOT _wb_dir)
-  if(EXISTS /dev/shm)
-    set(_wb_dir /dev/shm)
-  else()
-    set(_wb_dir /tmp)
-  endif()
-endif()
+set(_wb_dir ${WEFT_TEST_DIR}) # WeftTesting.cmake's default
 set(_wb_json ${CMAKE_CURRENT_BINARY_DIR}/smoke-json)
 
 set(_wb_cases
