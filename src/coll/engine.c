@@ -241,7 +241,9 @@ static int ensure_file_state(weft_file *f)
     MPI_Comm node;
     int leader = f->rank;
     MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &f->machine_ranks); /* real cores are shared by real ranks */
+    int machine_ranks; /* real cores are shared by real ranks */
+    MPI_Comm_size(node, &machine_ranks);
+    f->auto_backend = (int)weft_xfer_auto_kind(machine_ranks);
     MPI_Allreduce(&f->rank, &leader, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
     if (k > 0) {
@@ -1889,7 +1891,7 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     note_failure(&e, exchange_views(&e));
     weft_xfer_kind actual;
     weft_xfer_kind kind = f->hints.value[WEFT_HINT_WEFT_BACKEND] == WEFT_BACKEND_AUTO
-                              ? weft_xfer_auto_kind(f->machine_ranks)
+                              ? (weft_xfer_kind)f->auto_backend
                               : (weft_xfer_kind)f->hints.value[WEFT_HINT_WEFT_BACKEND];
     note_failure(&e, weft_xfer_backend_get(kind,
                                            &e.backend, &actual));

@@ -44,7 +44,8 @@ typedef struct weft_file {
     MPI_Errhandler errhandler;
     int *node_of_rank;            /* collective engine: node index per rank (NULL until used) */
     int nnodes;
-    int machine_ranks;            /* collective engine: ranks sharing this rank's machine
+    int auto_backend;             /* collective engine: weft_backend=auto's pick for this rank
+                                     (a weft_xfer_kind), from the ranks sharing its machine
                                      (MPI_COMM_TYPE_SHARED, whatever WEFT_VIRTUAL_NODES says) */
     void *coll_table;             /* collective engine: per-rank table of a call's allgather
                                      and plan input, O(P), set up with node_of_rank */
