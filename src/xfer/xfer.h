@@ -96,7 +96,7 @@ int weft_xfer_test(weft_xfer_backend *b, weft_xfer_op *op, int *complete);
  * Buffered file access (tmpfs, the page cache) is CPU work, so asynchronous transfers overlap
  * the shuffle only on an idle core: a worker sharing its rank's core (a rank bound to one
  * core, Open MPI's default at few ranks), or a node with a rank on every core, only adds
- * switches (2 ranks on 2 cores: reads 12-18 % slower than sync).  Pure: tests call it with
+ * switches (2 ranks on 2 cores: reads up to 25 % slower than sync).  Pure: tests call it with
  * any numbers; weft_xfer_auto_kind reads the process's own. */
 weft_xfer_kind weft_xfer_auto_pick(int ranks_on_machine, int online_cpus, int affinity_cpus);
 weft_xfer_kind weft_xfer_auto_kind(int ranks_on_machine);
