@@ -244,7 +244,8 @@ static int ensure_file_state(weft_file *f)
     int machine_ranks; /* real cores are shared by real ranks */
     MPI_Comm_size(node, &machine_ranks);
     f->auto_backend = (int)weft_xfer_auto_kind(machine_ranks);
-    MPI_Allreduce(&f->rank, &leader, 1, MPI_INT, MPI_MIN, node);
+    if (k <= 0) /* real nodes: named by their lowest rank */
+        MPI_Allreduce(&f->rank, &leader, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
     if (k > 0) {
         if (k > f->nprocs)
@@ -1111,16 +1112,20 @@ static int add_op(engine *e, half *h, int write, MPI_Offset offset, unsigned cha
     return 0;
 }
 
-/* File offset of data position `position` of a view (monotonic: offsets grow with it). */
-static MPI_Offset offset_of(const weft_dtype *filetype, MPI_Offset disp, MPI_Count position)
+/* The file bytes [*start, *end) from data position `from` to the last byte before `to` of a
+ * view (monotonic: offsets grow with positions); one cursor seeks to both ends. */
+static void span_of(const weft_dtype *filetype, MPI_Offset disp, MPI_Count from, MPI_Count to,
+                    MPI_Offset *start, MPI_Offset *end)
 {
     weft_cursor c;
-    MPI_Offset offset = 0;
     MPI_Count length;
+    *start = *end = 0;
     weft_cursor_init(&c, filetype, -1, disp);
-    weft_cursor_seek(&c, position);
-    weft_cursor_peek(&c, &offset, &length, 1);
-    return offset;
+    weft_cursor_seek(&c, from);
+    weft_cursor_peek(&c, start, &length, 1);
+    weft_cursor_seek(&c, to - 1);
+    weft_cursor_peek(&c, end, &length, 1);
+    *end += 1;
 }
 
 static int span_order(const void *x, const void *y)
@@ -1150,8 +1155,7 @@ static int add_needed_reads(engine *e, half *h, int i, MPI_Offset lo, MPI_Offset
                      hi, &from, &to);
         if (to <= from)
             continue;
-        e->spans[2 * n] = offset_of(filetype, e->views[r].disp, from);
-        e->spans[2 * n + 1] = offset_of(filetype, e->views[r].disp, to - 1) + 1;
+        span_of(filetype, e->views[r].disp, from, to, &e->spans[2 * n], &e->spans[2 * n + 1]);
         n++;
     }
     qsort(e->spans, (size_t)n, 2 * sizeof(MPI_Offset), span_order);
@@ -1893,8 +1897,7 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     weft_xfer_kind kind = f->hints.value[WEFT_HINT_WEFT_BACKEND] == WEFT_BACKEND_AUTO
                               ? (weft_xfer_kind)f->auto_backend
                               : (weft_xfer_kind)f->hints.value[WEFT_HINT_WEFT_BACKEND];
-    note_failure(&e, weft_xfer_backend_get(kind,
-                                           &e.backend, &actual));
+    note_failure(&e, weft_xfer_backend_get(kind, &e.backend, &actual));
     f->stats.plan_seconds += weft_now() - t0;
     weft_trace_end(t0, "plan + views", "plan", WEFT_TRACE_LANE_MPI, -1);
     agreed = weft_agree(f->comm, e.rc);
