@@ -126,6 +126,7 @@ typedef struct engine {
     window scratch;             /* a window being looked at (sender side) */
     half halves[2];
     weft_xfer_backend *backend;
+    int backend_async;          /* file access can run while this rank does something else */
     int overlap;                /* weft_overlap in effect for this call (never "auto") */
     double shuffle_time, file_time; /* this call, this rank: what auto measures */
     int rc;                     /* first local failure */
@@ -1444,13 +1445,16 @@ static void read_cycles(engine *e, int first, int count)
 }
 
 /* auto, step 1: the first cycle, run without overlap, measured; all ranks agree (max over
- * ranks) on shuffle and file time: overlap only pays when both phases take real time. */
-static int overlap_pays(engine *e)
+ * ranks) on shuffle and file time: overlap only pays when both phases take real time.
+ * *all_async tells whether every rank's transfer backend is asynchronous (same on all ranks:
+ * backends are chosen per rank, schedules must not be). */
+static int overlap_pays(engine *e, int *all_async)
 {
-    double mine[2] = {e->shuffle_time, e->file_time}, most[2];
-    MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, e->f->comm);
+    double mine[3] = {e->shuffle_time, e->file_time, e->backend_async ? 0 : 1}, most[3];
+    MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, e->f->comm);
     double shuffle = most[0], file = most[1];
     double small = shuffle < file ? shuffle : file, large = shuffle < file ? file : shuffle;
+    *all_async = most[2] == 0;
     return !(large < 50e-6 || small < 0.1 * large);
 }
 
@@ -1496,9 +1500,14 @@ static int try_overlap_schedules(engine *e, int *first)
 
 /* weft_overlap=auto: the schedule for the rest of this call (cycles from *first on), and,
  * once measured, for the file's later calls in the same direction (a read's measurement says
- * nothing about the write schedules).  A write too short for the trials uses write-comm, the
- * schedule that overlaps both phases in a fixed order, without remembering it, so a later,
- * longer call still measures. */
+ * nothing about the write schedules).
+ * A read prefetches (write-comm) only when every backend is asynchronous: a synchronous
+ * backend reads the next window before this one is scattered, which overlaps nothing and
+ * keeps two windows in cache (2 ranks, tmpfs and ext4: reads of 8 to 512-byte pieces 4-15 %
+ * faster without).  A write too short for the trials uses write-comm-2, which keeps two
+ * shuffles in flight whatever the backend (the fastest fixed schedule, or within the spread
+ * of it, on every small-piece case measured; see docs/COLLECTIVE.md), and remembers nothing,
+ * so a later, longer write still measures. */
 static int choose_overlap(engine *e, int *first)
 {
     int *chosen = &e->f->overlap_chosen[e->a->write ? 1 : 0];
@@ -1510,14 +1519,19 @@ static int choose_overlap(engine *e, int *first)
     else
         read_cycles(e, 0, 1);
     *first = 1;
+    int all_async;
+    int pays = overlap_pays(e, &all_async);
     /* Tests make the trials run whatever the first cycle measured (WEFT_TEST_AUTO_TRIAL=1,
      * set on every rank), since tiny test cycles rarely take real time. */
-    if (!overlap_pays(e) && !getenv("WEFT_TEST_AUTO_TRIAL"))
+    if (!pays && !getenv("WEFT_TEST_AUTO_TRIAL"))
         return *chosen = OVERLAP_NONE;
     if (!e->a->write) /* every overlap schedule prefetches reads the same way */
-        return *chosen = OVERLAP_WRITE_COMM;
+        return *chosen = all_async ? OVERLAP_WRITE_COMM : OVERLAP_NONE;
     int best = try_overlap_schedules(e, first);
-    return best >= 0 ? (*chosen = best) : OVERLAP_WRITE_COMM;
+    if (best >= 0)
+        return *chosen = best;
+    /* put-fence has no testable completion: write-comm-2 would run as write-comm */
+    return e->shuffle == WEFT_SHUFFLE_PUT_FENCE ? OVERLAP_WRITE_COMM : OVERLAP_WRITE_COMM_2;
 }
 
 /* ---- Windows and communicators of the shuffle primitives ------------------------------------ */
@@ -1893,11 +1907,12 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
     f->stats.partition = (int)f->hints.value[WEFT_HINT_WEFT_PARTITION];
 
     note_failure(&e, exchange_views(&e));
-    weft_xfer_kind actual;
+    weft_xfer_kind actual = WEFT_XFER_SYNC;
     weft_xfer_kind kind = f->hints.value[WEFT_HINT_WEFT_BACKEND] == WEFT_BACKEND_AUTO
                               ? (weft_xfer_kind)f->auto_backend
                               : (weft_xfer_kind)f->hints.value[WEFT_HINT_WEFT_BACKEND];
     note_failure(&e, weft_xfer_backend_get(kind, &e.backend, &actual));
+    e.backend_async = actual != WEFT_XFER_SYNC;
     f->stats.plan_seconds += weft_now() - t0;
     weft_trace_end(t0, "plan + views", "plan", WEFT_TRACE_LANE_MPI, -1);
     agreed = weft_agree(f->comm, e.rc);
@@ -1906,7 +1921,7 @@ int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int lo
         agreed = weft_agree(f->comm, e.rc);
         f->stats.shuffle_seconds += e.shuffle_time;
         f->stats.file_seconds += e.file_time;
-        f->stats.overlap = e.overlap;
+        f->stats.overlap[a->write ? 1 : 0] = e.overlap;
         f->stats.backend = (int)actual;
         f->stats.shuffle = e.shuffle;
         f->stats.degraded += (uint64_t)degraded;

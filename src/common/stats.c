@@ -22,7 +22,7 @@ int weft_stats_enabled(void)
 
 static const char *choice_name(int hint, int index, int slot)
 {
-    static char names[4][WEFT_HINT_STRING_MAX];
+    static char names[5][WEFT_HINT_STRING_MAX];
     weft_hint_choice_text(hint, index, names[slot], sizeof names[slot]);
     return names[slot];
 }
@@ -65,7 +65,7 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            "read_calls{contig=%llu,noncontig=%llu,collective=%llu} syscalls=%llu "
            "open_seconds=%.6f access_seconds=%.6f bandwidth_MBps=%.1f "
            "collective{aggregated=%llu,independent=%llu,aggregators=%d,partition=%s,overlap=%s,"
-           "auto_trials=%llu,shuffle=%s,degraded=%llu,backend=%s,cycle_bytes=%lld} "
+           "read_overlap=%s,auto_trials=%llu,shuffle=%s,degraded=%llu,backend=%s,cycle_bytes=%lld} "
            "phases{plan=%.6f,shuffle=%.6f,file=%.6f} aggregator_bytes{",
            path, size, (unsigned long long)written, (unsigned long long)read,
            (unsigned long long)calls[WEFT_STAT_WRITE_CONTIG],
@@ -78,7 +78,8 @@ void weft_stats_report(const weft_stats *s, MPI_Comm comm, const char *path)
            (double)(written + read) / access / 1e6, (unsigned long long)total[N - 2],
            (unsigned long long)total[N - 1], max_aggregators,
            choice_name(WEFT_HINT_WEFT_PARTITION, s->partition, 0),
-           choice_name(WEFT_HINT_WEFT_OVERLAP, s->overlap, 1), (unsigned long long)s->auto_trials,
+           choice_name(WEFT_HINT_WEFT_OVERLAP, s->overlap[1], 1),
+           choice_name(WEFT_HINT_WEFT_OVERLAP, s->overlap[0], 4), (unsigned long long)s->auto_trials,
            choice_name(WEFT_HINT_WEFT_SHUFFLE, s->shuffle, 3), (unsigned long long)total[N - 4],
            choice_name(WEFT_HINT_WEFT_BACKEND, s->backend, 2), (long long)s->cycle_bytes,
            max_times[2], max_times[3], max_times[4]);

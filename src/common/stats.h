@@ -33,7 +33,8 @@ typedef struct weft_stats {
     int aggregators;            /* in the last aggregated call */
     long long cycle_bytes;      /* bytes per aggregator per cycle in the last aggregated call */
     int partition;              /* weft_partition of the last aggregated call (hint index) */
-    int overlap;                /* overlap schedule of the last aggregated call (auto's pick) */
+    int overlap[2];             /* overlap schedule of the last aggregated read [0] and write [1]
+                                 * (auto's pick) */
     int backend;                /* transfer backend in use (after any fallback) */
     int shuffle;                /* weft_shuffle of the last aggregated call (hint index) */
     uint64_t degraded;          /* aggregated calls whose overlap schedule the shuffle degraded */
