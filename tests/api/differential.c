@@ -7,7 +7,12 @@
  * a different random memory layout and compares with MPI_Pack/MPI_Unpack of what it wrote,
  * holes of the read buffer included.
  *
- * Usage: api_differential [cases [scale]]   (seed: WEFT_TEST_SEED)
+ * File views: hindexed, indexed, struct (flat and nested), subarray, vector and darray
+ * (block and cyclic) tiles.  `scale` multiplies block lengths and access sizes (many cycles);
+ * `piece` multiplies block lengths alone, and access sizes by piece / 8, so that pieces of
+ * up to megabytes meet memory types of a few bytes.
+ *
+ * Usage: api_differential [cases [scale [piece]]]   (seed: WEFT_TEST_SEED)
  */
 #include <fcntl.h>
 
@@ -39,6 +44,7 @@ typedef struct rank_case {
 
 static int rank, nprocs;
 static int scale = 1; /* multiplies block and access sizes (bigger cases: many cycles) */
+static int piece = 1; /* multiplies block lengths (and access sizes by piece / 8) */
 static long long bytes_checked; /* file bytes compared by rank 0, reported at the end */
 
 static MPI_Datatype etype_for(int esize)
@@ -54,7 +60,7 @@ static void make_tile(uint64_t *rng, int esize, int r, layout *mine)
     MPI_Aint pos = (MPI_Aint)test_rand_below(rng, 3) * esize;
     memset(mine, 0, sizeof *mine);
     for (int k = 0; k < nblocks; k++) {
-        MPI_Aint len = (1 + (MPI_Aint)test_rand_below(rng, 6)) * esize * scale;
+        MPI_Aint len = (1 + (MPI_Aint)test_rand_below(rng, 6)) * esize * scale * piece;
         if (k % nprocs == r && mine->nblocks < MAX_BLOCKS) {
             mine->offset[mine->nblocks] = pos;
             mine->length[mine->nblocks] = len;
@@ -71,7 +77,7 @@ static void make_columns(uint64_t *rng, int esize, int r, layout *mine, int *row
                          int *c0, int *nc)
 {
     *rows = 1 + (int)test_rand_below(rng, 6);
-    int width = (1 + (int)test_rand_below(rng, 3)) * scale;
+    int width = (1 + (int)test_rand_below(rng, 3)) * scale * piece;
     *cols = width * nprocs;
     *c0 = r * width;
     *nc = width;
@@ -85,15 +91,64 @@ static void make_columns(uint64_t *rng, int esize, int r, layout *mine, int *row
     mine->extent = (MPI_Aint)*rows * *cols * esize;
 }
 
+/* A rows x cols array whose columns are dealt to the ranks as MPI_Type_create_darray does
+ * with distribs {NONE, BLOCK or CYCLIC(k)} over a 1 x P process grid, written out here from
+ * the standard's definition (block: ceil(cols / P) columns per rank; cyclic(k): column
+ * blocks of k, block j to rank j mod P, the last one possibly short). */
+static void make_darray(uint64_t *rng, int esize, int r, layout *mine, int *rows, int *cols,
+                        int *cyclic, int *k)
+{
+    *rows = 1 + (int)test_rand_below(rng, 6);
+    *cyclic = (int)test_rand_below(rng, 2);
+    *k = (1 + (int)test_rand_below(rng, 3)) * scale * piece;
+    int blocks = 1 + (int)test_rand_below(rng, 3 * nprocs);
+    *cols = blocks * *k - (int)test_rand_below(rng, (uint64_t)*k); /* last block short */
+    int width = *cyclic ? *k : (*cols + nprocs - 1) / nprocs;
+    memset(mine, 0, sizeof *mine);
+    for (int i = 0; i < *rows; i++)
+        for (int c0 = r * width; c0 < *cols; c0 += *cyclic ? nprocs * width : *cols) {
+            int n = *cols - c0 < width ? *cols - c0 : width;
+            mine->offset[mine->nblocks] = ((MPI_Aint)i * *cols + c0) * esize;
+            mine->length[mine->nblocks] = (MPI_Aint)n * esize;
+            mine->size += mine->length[mine->nblocks];
+            mine->nblocks++;
+        }
+    mine->extent = (MPI_Aint)*rows * *cols * esize;
+}
+
 static MPI_Datatype build_filetype(uint64_t *rng, int esize, int r, layout *l)
 {
     MPI_Datatype etype = etype_for(esize), t = MPI_DATATYPE_NULL, tmp;
-    int style = (int)test_rand_below(rng, 5);
+    int style = (int)test_rand_below(rng, 7);
     if (style == 4) {
         int rows, cols, c0, nc;
         make_columns(rng, esize, r, l, &rows, &cols, &c0, &nc);
         int sizes[2] = {rows, cols}, sub[2] = {rows, nc}, starts[2] = {0, c0};
         MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, etype, &t);
+        MPI_Type_commit(&t);
+        return t;
+    }
+    if (style == 5) { /* the same columns as a vector moved to column c0 */
+        int rows, cols, c0, nc, one = 1;
+        make_columns(rng, esize, r, l, &rows, &cols, &c0, &nc);
+        MPI_Datatype v;
+        MPI_Aint at = (MPI_Aint)c0 * esize;
+        MPI_Type_vector(rows, nc, cols, etype, &v);
+        MPI_Type_create_hindexed(1, &one, &at, v, &tmp);
+        MPI_Type_free(&v);
+        MPI_Type_create_resized(tmp, 0, l->extent, &t);
+        MPI_Type_free(&tmp);
+        MPI_Type_commit(&t);
+        return t;
+    }
+    if (style == 6) {
+        int rows, cols, cyclic, k;
+        make_darray(rng, esize, r, l, &rows, &cols, &cyclic, &k);
+        int gsizes[2] = {rows, cols}, psizes[2] = {1, nprocs};
+        int distribs[2] = {MPI_DISTRIBUTE_NONE, cyclic ? MPI_DISTRIBUTE_CYCLIC : MPI_DISTRIBUTE_BLOCK};
+        int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, cyclic ? k : MPI_DISTRIBUTE_DFLT_DARG};
+        MPI_Type_create_darray(nprocs, r, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C, etype,
+                               &t);
         MPI_Type_commit(&t);
         return t;
     }
@@ -189,7 +244,7 @@ static void make_case(uint64_t seed, int index, int r, rank_case *c)
     MPI_Type_size_x(c->memtype, &msize);
     MPI_Type_size_x(c->readtype, &rsize);
     /* Same data size written and read back: pick counts so both cover `bytes`. */
-    int units = (1 + (int)test_rand_below(&mine, 10)) * scale;
+    int units = (1 + (int)test_rand_below(&mine, 10)) * scale * (piece > 8 ? piece / 8 : 1);
     c->count = units * (int)(rsize / (msize < rsize ? 1 : 1)) ; /* refined below */
     MPI_Count l = msize, m = rsize; /* least common multiple of the two sizes */
     while (m) { MPI_Count t = l % m; l = m; m = t; }
@@ -352,6 +407,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     int cases = argc > 1 ? atoi(argv[1]) : 200;
     scale = argc > 2 ? atoi(argv[2]) : 1;
+    piece = argc > 3 ? atoi(argv[3]) : 1;
     uint64_t seed = test_seed(20261123, "differential");
     char weft_path[512], host_path[600];
     test_path(weft_path, sizeof weft_path, "diff-weft");
