@@ -90,6 +90,14 @@ typedef struct window {
     MPI_Offset *offset, *length, *at;
 } window;
 
+/* Bytes of a half that received data: a bitmap and the range [lo, hi) its marks lie in, so
+ * that clearing and scanning cost what was marked, not the half's size (a sparse access's
+ * cycles are mostly empty). */
+typedef struct filled_map {
+    uint64_t *bits;
+    MPI_Offset lo, hi;          /* lo >= hi: nothing marked */
+} filled_map;
+
 /* One half of the cycle buffer, with everything one cycle in flight needs.  With an overlap
  * schedule two cycles are in flight, one per half (seed 000 §3.1.1). */
 typedef struct half {
@@ -97,7 +105,7 @@ typedef struct half {
     int cycle;                  /* the cycle this half holds */
     window win;                 /* the aggregator's own window of that cycle */
     unsigned char *buffer;      /* aggregator: cycle_bytes of the cycle buffer */
-    uint64_t *filled;           /* aggregator: bitmap of bytes received */
+    filled_map filled;          /* aggregator: bytes received */
     unsigned char *staging;     /* packed streams: outgoing (per aggregator), then incoming */
     MPI_Count staging_size;
     MPI_Count *out_at;          /* A + 1 offsets of my outgoing streams */
@@ -380,9 +388,16 @@ static void load_window(const engine *e, window *w, int aggregator, int cycle)
 
 /* ---- Bitmap of filled bytes -------------------------------------------------------------- */
 
-static void mark(uint64_t *bits, MPI_Offset from, MPI_Offset len)
+static void mark(filled_map *m, MPI_Offset from, MPI_Offset len)
 {
     MPI_Offset to = from + len;
+    uint64_t *bits = m->bits;
+    if (len <= 0)
+        return;
+    if (from < m->lo)
+        m->lo = from;
+    if (to > m->hi)
+        m->hi = to;
     while (from < to && (from & 63)) {
         bits[from >> 6] |= 1ull << (from & 63);
         from++;
@@ -391,6 +406,14 @@ static void mark(uint64_t *bits, MPI_Offset from, MPI_Offset len)
         bits[from >> 6] = ~0ull;
     for (; from < to; from++)
         bits[from >> 6] |= 1ull << (from & 63);
+}
+
+static void clear_marks(filled_map *m)
+{
+    if (m->lo < m->hi)
+        memset(m->bits + (m->lo >> 6), 0, sizeof(uint64_t) * (size_t)(((m->hi + 63) >> 6) - (m->lo >> 6)));
+    m->lo = INT64_MAX;
+    m->hi = 0;
 }
 
 static int is_set(const uint64_t *bits, MPI_Offset i) { return (bits[i >> 6] >> (i & 63)) & 1; }
@@ -546,7 +569,7 @@ static void engine_free(engine *e)
             e->f->coll_staging_size[k] = h->staging_size;
         }
         window_free(&h->win);
-        free(h->filled);
+        free(h->filled.bits);
         free(h->out_at);
         free(h->in_at);
         free(h->requests);
@@ -618,7 +641,7 @@ typedef struct piece_ctx {
     engine *e;
     unsigned char *half_buffer; /* shm: the aggregator's half; NULL for other uses */
     unsigned char *stream;      /* shm: my packed stream for that aggregator */
-    uint64_t *filled;           /* bitmap to mark (mark-only walks; scatters of streams) */
+    filled_map *filled;         /* bytes to mark (mark-only walks; scatters of streams) */
     int to_half;                /* shm: 1 stream -> half (write), 0 half -> stream (read) */
 } piece_ctx;
 
@@ -672,7 +695,7 @@ static void move_stream(engine *e, half *h, const weft_dtype *filetype, MPI_Offs
 {
     if (to_buffer) { /* one walk copies and marks the bitmap */
         piece_ctx ctx = {.e = e, .half_buffer = h->buffer, .stream = stream, .to_half = 1,
-                         .filled = h->filled};
+                         .filled = &h->filled};
         walk_pieces(e, &h->win, filetype, disp, r, piece_copy, &ctx);
         return;
     }
@@ -1014,7 +1037,7 @@ static void shuffle_start(engine *e, half *h, int cycle)
     prepare(e, h, cycle);
     int tag = TAG_DATA + (cycle & 1);
     if (e->my_aggregator >= 0 && h->win.n > 0)
-        memset(h->filled, 0, sizeof(uint64_t) * (size_t)(e->plan.cycle_bytes / 64 + 2));
+        clear_marks(&h->filled);
     for (int r = 0; r < P && e->my_aggregator >= 0; r++) {
         h->in_place[r] = 0;
         if (incoming(e, h, r) <= 0)
@@ -1023,7 +1046,7 @@ static void shuffle_start(engine *e, half *h, int cycle)
         if (half_type(e, h, r, incoming(e, h, r), &type)) {
             MPI_Irecv(h->buffer, 1, type, r, tag, f->comm, &h->requests[h->nreq++]);
             for (int k = 0; k < e->npieces; k++) /* what will be there once the wait returns */
-                mark(h->filled, e->pdisp[k], e->plen[k]);
+                mark(&h->filled, e->pdisp[k], e->plen[k]);
             h->in_place[r] = 1;
         } else {
             MPI_Irecv(h->staging + h->in_at[r], (int)incoming(e, h, r), MPI_BYTE, r, tag, f->comm,
@@ -1075,7 +1098,7 @@ static void shuffle_finish(engine *e, half *h)
     }
     free_types(h);
     if (e->my_aggregator >= 0 && h->win.n > 0) {
-        piece_ctx ctx = {.e = e, .filled = h->filled};
+        piece_ctx ctx = {.e = e, .filled = &h->filled};
         for (int r = 0; r < e->f->nprocs; r++) {
             if (incoming(e, h, r) > 0 && !h->in_place[r]) {
                 move_stream(e, h, e->views[r].filetype, e->views[r].disp, r, h->staging + h->in_at[r], 1);
@@ -1192,8 +1215,10 @@ static void file_start(engine *e, half *h)
         range_of(e, &h->win, i, &lo, &hi);
         MPI_Offset base = h->win.at[i];
         if (e->a->write) {
-            MPI_Offset start, end, from = base;
-            while (e->rc == 0 && next_run(h->filled, from, base + (hi - lo), &start, &end)) {
+            MPI_Offset start, end;
+            MPI_Offset from = base > h->filled.lo ? base : h->filled.lo;
+            MPI_Offset limit = base + (hi - lo) < h->filled.hi ? base + (hi - lo) : h->filled.hi;
+            while (e->rc == 0 && next_run(h->filled.bits, from, limit, &start, &end)) {
                 note_failure(e, add_op(e, h, 1, lo + (start - base), h->buffer + start, end - start));
                 from = end;
             }
@@ -1727,8 +1752,10 @@ static int run_cycles(engine *e)
         if (e->my_aggregator >= 0 && rc == 0) {
             if (e->shuffle == WEFT_SHUFFLE_ISEND)
                 h->buffer = (unsigned char *)f->cycle_buffer + k * half_bytes;
-            h->filled = calloc((size_t)(half_bytes / 64 + 2), sizeof(uint64_t));
-            if (!h->filled)
+            h->filled.bits = calloc((size_t)(half_bytes / 64 + 2), sizeof(uint64_t));
+            h->filled.lo = INT64_MAX;
+            h->filled.hi = 0;
+            if (!h->filled.bits)
                 rc = -ENOMEM;
         }
     }
