@@ -1486,7 +1486,9 @@ static int overlap_pays(engine *e, int *all_async)
 /* auto, step 2 (writes): which overlap schedule wins depends on the MPI's progress, the
  * backend and the cores left over (seed 000 table 1), so each runs AUTO_TRIAL_CYCLES cycles
  * of the call, timed from its first start to its last completion, and the one whose slowest
- * rank was fastest (one allreduce) takes the rest.  Every rank runs the same cycles in the
+ * rank was fastest (one allreduce) takes the rest.  Through a synchronous backend a write
+ * blocks wherever it is started, so write and write-comm are none with half-size cycles:
+ * the candidates are then none, comm and write-comm-2 (the schedules that differ).  Every rank runs the same cycles in the
  * same schedules, so the shuffles' collective synchronisation stays matched.  Returns -1,
  * running nothing, when the trials would take more than half of the cycles left: a poor
  * candidate should cost little. */
@@ -1495,13 +1497,14 @@ static const char *const trial_span[] = {"auto trial: none", "auto trial: comm",
                                          "auto trial: write", "auto trial: write-comm",
                                          "auto trial: write-comm-2"};
 
-static int try_overlap_schedules(engine *e, int *first)
+static int try_overlap_schedules(engine *e, int *first, int all_async)
 {
     int candidates[4], n = 0;
-    candidates[n++] = OVERLAP_WRITE_COMM;
+    candidates[n++] = all_async ? OVERLAP_WRITE_COMM : OVERLAP_NONE;
     if (e->shuffle != WEFT_SHUFFLE_PUT_FENCE) /* put-fence runs write-comm-2 as write-comm */
         candidates[n++] = OVERLAP_WRITE_COMM_2;
-    candidates[n++] = OVERLAP_WRITE;
+    if (all_async)
+        candidates[n++] = OVERLAP_WRITE;
     candidates[n++] = OVERLAP_COMM;
     if (e->plan.ncycles - *first < 2 * n * AUTO_TRIAL_CYCLES)
         return -1;
@@ -1552,7 +1555,7 @@ static int choose_overlap(engine *e, int *first)
         return *chosen = OVERLAP_NONE;
     if (!e->a->write) /* every overlap schedule prefetches reads the same way */
         return *chosen = all_async ? OVERLAP_WRITE_COMM : OVERLAP_NONE;
-    int best = try_overlap_schedules(e, first);
+    int best = try_overlap_schedules(e, first, all_async);
     if (best >= 0)
         return *chosen = best;
     /* put-fence has no testable completion: write-comm-2 would run as write-comm */

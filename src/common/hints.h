@@ -101,7 +101,7 @@ typedef enum {
       "1-4; reads prefetch the next cycle with any value but none). No schedule wins " \
       "everywhere (000 table 1), so auto times the first cycle without overlap (both phases " \
       "must take real time for overlap to pay), then, in a write of enough cycles, runs 3 " \
-      "cycles of each schedule and keeps the fastest (a shorter write runs write-comm-2); " \
+      "cycles of each candidate schedule and keeps the fastest (a shorter write runs write-comm-2); " \
       "reads prefetch only through an asynchronous backend; remembered per file and " \
       "direction.") \
     X(WEFT_BACKEND, "weft_backend", ENUM, "auto", 0, 0, "sync|threads|uring|auto", \
