@@ -12,7 +12,11 @@
  * `piece` multiplies block lengths alone, and access sizes by piece / 8, so that pieces of
  * up to megabytes meet memory types of a few bytes.
  *
- * Usage: api_differential [cases [scale [piece]]]   (seed: WEFT_TEST_SEED)
+ * With --matrix K, the collective engine's choices are crossed instead (DESIGN §3.1-3.3):
+ * every partitioner x shuffle x overlap schedule x backend x cb_nodes in {1, 2, all}, with
+ * 4 KiB cycle buffers, each combination a reopened file running K collective cases.
+ *
+ * Usage: api_differential [cases [scale [piece]]] | --matrix K   (seed: WEFT_TEST_SEED)
  */
 #include <fcntl.h>
 
@@ -45,6 +49,7 @@ typedef struct rank_case {
 static int rank, nprocs;
 static int scale = 1; /* multiplies block and access sizes (bigger cases: many cycles) */
 static int piece = 1; /* multiplies block lengths (and access sizes by piece / 8) */
+static int collective_only; /* --matrix: every write and read through the collective engine */
 static long long bytes_checked; /* file bytes compared by rank 0, reported at the end */
 
 static MPI_Datatype etype_for(int esize)
@@ -233,6 +238,8 @@ static void make_case(uint64_t seed, int index, int r, rank_case *c)
     c->etype = etype_for(c->esize);
     c->disp = (MPI_Offset)test_rand_below(&shared, 4) * 8;
     c->op = (int)test_rand_below(&shared, 4);
+    if (collective_only)
+        c->op = c->op & 1 ? 1 : 3; /* write_at_all or write_all */
     uint64_t tile_rng = shared; /* same tile for every rank, each takes its own blocks */
     c->filetype = build_filetype(&tile_rng, c->esize, r, &c->file);
     uint64_t mine = shared ^ (0x9e3779b97f4a7c15ull * (uint64_t)(r + 1));
@@ -384,7 +391,7 @@ static void run_case(uint64_t seed, int index, MPI_File weft_fh, MPI_File host_f
     MPI_Unpack(packed, (int)c.bytes, &pos, ebuf, c.read_count, c.readtype, MPI_COMM_SELF);
     MPI_Status st;
     /* Read back collectively in odd cases (through the aggregators), independently otherwise. */
-    if (index % 2)
+    if (index % 2 || collective_only)
         CHECK_MPI(MPI_File_read_at_all(weft_fh, c.offset, rbuf, c.read_count, c.readtype, &st));
     else
         CHECK_MPI(MPI_File_read_at(weft_fh, c.offset, rbuf, c.read_count, c.readtype, &st));
@@ -400,14 +407,59 @@ static void run_case(uint64_t seed, int index, MPI_File weft_fh, MPI_File host_f
     free_case(&c);
 }
 
+/* --matrix: every combination of the engine's hints, `per` cases each, the weft file reopened
+ * with the combination's info; returns the number of cases run. */
+static int run_matrix(uint64_t seed, int per, const char *weft_path, MPI_File host_fh,
+                      const char *host_path)
+{
+    static const char *partitions[] = {"even", "even-aligned", "static-cyclic", "group-cyclic"};
+    static const char *shuffles[] = {"isend", "put-fence", "put-lock", "shm"};
+    static const char *overlaps[] = {"none", "comm", "write", "write-comm", "write-comm-2", "auto"};
+    static const char *backends[] = {"sync", "threads", "uring"};
+    int nodes[3] = {1, 2, nprocs}, index = 0;
+    for (int p = 0; p < 4; p++)
+        for (int s = 0; s < 4; s++)
+            for (int o = 0; o < 6; o++)
+                for (int b = 0; b < 3; b++)
+                    for (int n = 0; n < 3; n++) {
+                        char cb_nodes[16];
+                        snprintf(cb_nodes, sizeof cb_nodes, "%d", nodes[n]);
+                        MPI_Info info;
+                        MPI_Info_create(&info);
+                        MPI_Info_set(info, "weft_partition", partitions[p]);
+                        MPI_Info_set(info, "weft_shuffle", shuffles[s]);
+                        MPI_Info_set(info, "weft_overlap", overlaps[o]);
+                        MPI_Info_set(info, "weft_backend", backends[b]);
+                        MPI_Info_set(info, "cb_nodes", cb_nodes);
+                        MPI_Info_set(info, "cb_buffer_size", "4096");
+                        MPI_Info_set(info, "striping_unit", "512");
+                        MPI_Info_set(info, "striping_factor", "2");
+                        MPI_Info_set(info, "romio_cb_write", "enable");
+                        MPI_Info_set(info, "romio_cb_read", "enable");
+                        MPI_File fh;
+                        CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, weft_path,
+                                                MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+                        MPI_Info_free(&info);
+                        for (int k = 0; k < per; k++)
+                            run_case(seed, index++, fh, host_fh, weft_path, host_path);
+                        CHECK_MPI(MPI_File_close(&fh));
+                    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        unlink(weft_path);
+    return index;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    int cases = argc > 1 ? atoi(argv[1]) : 200;
-    scale = argc > 2 ? atoi(argv[2]) : 1;
-    piece = argc > 3 ? atoi(argv[3]) : 1;
+    int matrix = argc > 2 && strcmp(argv[1], "--matrix") == 0 ? atoi(argv[2]) : 0;
+    collective_only = matrix > 0;
+    int cases = matrix ? 0 : argc > 1 ? atoi(argv[1]) : 200;
+    scale = matrix ? 1 : argc > 2 ? atoi(argv[2]) : 1;
+    piece = matrix ? 1 : argc > 3 ? atoi(argv[3]) : 1;
     uint64_t seed = test_seed(20261123, "differential");
     char weft_path[512], host_path[600];
     test_path(weft_path, sizeof weft_path, "diff-weft");
@@ -417,12 +469,16 @@ int main(int argc, char **argv)
     MPI_Info_set(pass, "weft_passthrough", "true");
     MPI_File weft_fh, host_fh;
     int amode = MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, weft_path, amode, MPI_INFO_NULL, &weft_fh));
     CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, host_path, amode, pass, &host_fh));
     MPI_Info_free(&pass);
-    for (int i = 0; i < cases; i++)
-        run_case(seed, i, weft_fh, host_fh, weft_path, host_path);
-    CHECK_MPI(MPI_File_close(&weft_fh));
+    if (matrix) {
+        cases = run_matrix(seed, matrix, weft_path, host_fh, host_path);
+    } else {
+        CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, weft_path, amode, MPI_INFO_NULL, &weft_fh));
+        for (int i = 0; i < cases; i++)
+            run_case(seed, i, weft_fh, host_fh, weft_path, host_path);
+        CHECK_MPI(MPI_File_close(&weft_fh));
+    }
     CHECK_MPI(MPI_File_close(&host_fh));
     if (rank == 0)
         printf("differential: %d cases (%lld file bytes) identical to the model and to the host "
