@@ -16,14 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "median.h"
+
 enum { CALLS = 4, MAX_REPS = 1001 };
 static const char *call_names[CALLS + 1] = {"open", "set_view", "write_all", "close", "total"};
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
@@ -92,8 +88,7 @@ int main(int argc, char **argv)
         printf("callbench: %d ranks, %d x %d doubles each, %d repetitions, median us:", nprocs, n,
                n, reps);
         for (int k = 0; k <= CALLS; k++) {
-            qsort(took[k], (size_t)reps, sizeof(double), by_value);
-            printf(" %s %.1f", call_names[k], took[k][reps / 2] * 1e6);
+            printf(" %s %.1f", call_names[k], median_of(took[k], reps) * 1e6);
         }
         printf("\n");
     }

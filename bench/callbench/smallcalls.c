@@ -15,13 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { MAX_REPS = 1001 };
+#include "median.h"
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+enum { MAX_REPS = 1001 };
 
 int main(int argc, char **argv)
 {
@@ -78,11 +74,10 @@ int main(int argc, char **argv)
             MPI_File_delete(path, MPI_INFO_NULL);
     }
     if (rank == 0) {
-        qsort(write_took, (size_t)reps, sizeof(double), by_value);
-        qsort(read_took, (size_t)reps, sizeof(double), by_value);
         printf("smallcalls: %d ranks, %d calls of %ld bytes each, %d repetitions, median us per "
                "call: write_at_all %.2f read_at_all %.2f\n",
-               nprocs, calls, bytes, reps, write_took[reps / 2] * 1e6, read_took[reps / 2] * 1e6);
+               nprocs, calls, bytes, reps, median_of(write_took, reps) * 1e6,
+               median_of(read_took, reps) * 1e6);
     }
     free(buf);
     MPI_Finalize();
