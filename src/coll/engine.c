@@ -411,7 +411,8 @@ static void mark(filled_map *m, MPI_Offset from, MPI_Offset len)
 static void clear_marks(filled_map *m)
 {
     if (m->lo < m->hi)
-        memset(m->bits + (m->lo >> 6), 0, sizeof(uint64_t) * (size_t)(((m->hi + 63) >> 6) - (m->lo >> 6)));
+        memset(m->bits + (m->lo >> 6), 0,
+               sizeof(uint64_t) * (size_t)(((m->hi + 63) >> 6) - (m->lo >> 6)));
     m->lo = INT64_MAX;
     m->hi = 0;
 }
@@ -1488,8 +1489,9 @@ static int overlap_pays(engine *e, int *all_async)
  * of the call, timed from its first start to its last completion, and the one whose slowest
  * rank was fastest (one allreduce) takes the rest.  Through a synchronous backend a write
  * blocks wherever it is started, so write and write-comm are none with half-size cycles:
- * the candidates are then none, comm and write-comm-2 (the schedules that differ).  Every rank runs the same cycles in the
- * same schedules, so the shuffles' collective synchronisation stays matched.  Returns -1,
+ * the candidates are then none, comm and write-comm-2 (the schedules that differ).  Every
+ * rank runs the same cycles in the same schedules, so the shuffles' collective
+ * synchronisation stays matched.  Returns -1,
  * running nothing, when the trials would take more than half of the cycles left: a poor
  * candidate should cost little. */
 enum { AUTO_TRIAL_CYCLES = 3 };
@@ -1756,8 +1758,7 @@ static int run_cycles(engine *e)
             if (e->shuffle == WEFT_SHUFFLE_ISEND)
                 h->buffer = (unsigned char *)f->cycle_buffer + k * half_bytes;
             h->filled.bits = calloc((size_t)(half_bytes / 64 + 2), sizeof(uint64_t));
-            h->filled.lo = INT64_MAX;
-            h->filled.hi = 0;
+            clear_marks(&h->filled); /* all zero already: sets the empty range */
             if (!h->filled.bits)
                 rc = -ENOMEM;
         }

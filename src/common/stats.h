@@ -38,8 +38,8 @@ typedef struct weft_stats {
     int backend;                /* transfer backend in use (after any fallback) */
     int shuffle;                /* weft_shuffle of the last aggregated call (hint index) */
     uint64_t degraded;          /* aggregated calls whose overlap schedule the shuffle degraded */
-    uint64_t auto_trials;       /* calls in which weft_overlap=auto timed every write schedule
-                                 * (the same on every rank; rank 0's is printed) */
+    uint64_t auto_trials;       /* calls in which weft_overlap=auto timed its candidate write
+                                 * schedules (the same on every rank; rank 0's is printed) */
     uint64_t aggregator_bytes;  /* bytes this rank moved to or from the file as an aggregator */
     double opened_at;           /* weft_now() at open */
 } weft_stats;

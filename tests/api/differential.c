@@ -417,33 +417,31 @@ static int run_matrix(uint64_t seed, int per, const char *weft_path, MPI_File ho
     static const char *overlaps[] = {"none", "comm", "write", "write-comm", "write-comm-2", "auto"};
     static const char *backends[] = {"sync", "threads", "uring"};
     int nodes[3] = {1, 2, nprocs}, index = 0;
-    for (int p = 0; p < 4; p++)
-        for (int s = 0; s < 4; s++)
-            for (int o = 0; o < 6; o++)
-                for (int b = 0; b < 3; b++)
-                    for (int n = 0; n < 3; n++) {
-                        char cb_nodes[16];
-                        snprintf(cb_nodes, sizeof cb_nodes, "%d", nodes[n]);
-                        MPI_Info info;
-                        MPI_Info_create(&info);
-                        MPI_Info_set(info, "weft_partition", partitions[p]);
-                        MPI_Info_set(info, "weft_shuffle", shuffles[s]);
-                        MPI_Info_set(info, "weft_overlap", overlaps[o]);
-                        MPI_Info_set(info, "weft_backend", backends[b]);
-                        MPI_Info_set(info, "cb_nodes", cb_nodes);
-                        MPI_Info_set(info, "cb_buffer_size", "4096");
-                        MPI_Info_set(info, "striping_unit", "512");
-                        MPI_Info_set(info, "striping_factor", "2");
-                        MPI_Info_set(info, "romio_cb_write", "enable");
-                        MPI_Info_set(info, "romio_cb_read", "enable");
-                        MPI_File fh;
-                        CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, weft_path,
-                                                MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
-                        MPI_Info_free(&info);
-                        for (int k = 0; k < per; k++)
-                            run_case(seed, index++, fh, host_fh, weft_path, host_path);
-                        CHECK_MPI(MPI_File_close(&fh));
-                    }
+    for (int combo = 0; combo < 4 * 4 * 6 * 3 * 3; combo++) { /* cb_nodes varies fastest */
+        int n = combo % 3, b = combo / 3 % 3, o = combo / 9 % 6, sh = combo / 54 % 4,
+            p = combo / 216;
+        char cb_nodes[16];
+        snprintf(cb_nodes, sizeof cb_nodes, "%d", nodes[n]);
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "weft_partition", partitions[p]);
+        MPI_Info_set(info, "weft_shuffle", shuffles[sh]);
+        MPI_Info_set(info, "weft_overlap", overlaps[o]);
+        MPI_Info_set(info, "weft_backend", backends[b]);
+        MPI_Info_set(info, "cb_nodes", cb_nodes);
+        MPI_Info_set(info, "cb_buffer_size", "4096");
+        MPI_Info_set(info, "striping_unit", "512");
+        MPI_Info_set(info, "striping_factor", "2");
+        MPI_Info_set(info, "romio_cb_write", "enable");
+        MPI_Info_set(info, "romio_cb_read", "enable");
+        MPI_File fh;
+        CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, weft_path, MPI_MODE_CREATE | MPI_MODE_RDWR, info,
+                                &fh));
+        MPI_Info_free(&info);
+        for (int k = 0; k < per; k++)
+            run_case(seed, index++, fh, host_fh, weft_path, host_path);
+        CHECK_MPI(MPI_File_close(&fh));
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         unlink(weft_path);
