@@ -50,6 +50,18 @@ int weft_errhandler_invoke(MPI_Errhandler eh, MPI_File fh, MPI_Comm comm, int co
 /* Register a user file error handler function created through the host. */
 void weft_errhandler_remember(MPI_Errhandler eh, MPI_File_errhandler_function *fn);
 
+/* ---- Nonblocking collectives (rw.c starts them, progress.c completes them) ------------- */
+typedef struct weft_nb_request weft_nb_request;
+/* The generalized request of a pending weft call: weft's MPI_Wait/Test family progresses weft
+ * until it completes and returns its error code. */
+void weft_nb_remember(MPI_Request request);
+void weft_nb_completed(MPI_Request request, int code); /* called under the progress lock */
+void weft_nb_forget(MPI_Request request);
+/* After a start: a progress thread when the application runs MPI_THREAD_MULTIPLE. */
+void weft_progress_thread_start(void);
+/* Progress pending nonblocking collectives if there are any (every weft entry point). */
+void weft_progress_poke(void);
+
 /* ---- Helpers shared by entry points ---------------------------------------------------- */
 /* The host MPI-IO table, or NULL when passthrough is impossible. */
 const weft_host_api *weft_host(void);
@@ -82,6 +94,7 @@ static inline int weft_resolve(MPI_File fh, weft_file **f, MPI_File *host)
     weft_file *f; \
     do { \
         MPI_File host_fh; \
+        weft_progress_poke(); \
         int resolved_ = weft_resolve((fh), &f, &host_fh); \
         if (resolved_ == WEFT_RESOLVED_HOST) \
             return weft_host()->name host_args; \

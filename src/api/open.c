@@ -1,7 +1,6 @@
 /* MPI_File_open, MPI_File_close, MPI_File_delete. */
 #include "api/api.h"
 #include "coll/coll.h"
-#include "coll/shuffle.h"
 #include "common/trace.h"
 #include "xfer/xfer.h"
 
@@ -49,16 +48,10 @@ static void free_file(weft_file *f)
     if (!f)
         return;
     weft_view_release(&f->view);
-    weft_shuffle_release(f); /* collective (windows): before the communicator goes */
+    weft_coll_close(f); /* collective (windows): before the communicator goes */
     if (f->comm != MPI_COMM_NULL)
         MPI_Comm_free(&f->comm);
     free(f->shared_fp_path);
-    free(f->node_of_rank);
-    free(f->coll_table);
-    free(f->node_name);
-    free(f->cycle_buffer);
-    free(f->coll_staging[0]);
-    free(f->coll_staging[1]);
     free(f->path);
     free(f);
 }
@@ -167,7 +160,6 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
         f->host = MPI_FILE_NULL;
         f->fd = -1;
         f->shared_fp_fd = -1;
-        f->overlap_chosen[0] = f->overlap_chosen[1] = -1;
         f->rank = rank;
         f->nprocs = nprocs;
         f->amode = amode;
@@ -241,6 +233,14 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
         return code;
     }
     weft_hints_adopt_rank0(&f->hints, &first.hints, rank, filename);
+    /* The collective engine's per-file state (nodes, host names), so that a nonblocking
+     * collective can start without a collective call.  Agreed on inside. */
+    rc = weft_coll_open(f);
+    if (rc < 0) {
+        f->fs->close(f->fd);
+        free_file(f);
+        return weft_raise_path(filename, fn, rc, "setting up collective I/O");
+    }
 
     f->shared_fp_path = shared_fp_path_for(f->fs_path, nonce);
     if (amode & MPI_MODE_APPEND) {
@@ -283,6 +283,9 @@ int PMPI_File_close(MPI_File *fh)
         return code;
     }
 
+    /* Nonblocking collectives still pending complete first (the standard makes that the
+     * user's duty; completing them keeps the ranks' collectives matched if they forgot). */
+    weft_coll_drain(f);
     int rc = f->fs->close(f->fd);
     f->fd = -1;
     /* First agreement: every rank has finished with the file, so rank 0 may remove it (delete

@@ -4,15 +4,17 @@
  * counts) funnels into run_access().
  *
  * Collective forms go to the collective engine (src/coll), which agrees on arguments and
- * outcome on every rank.  Nonblocking forms complete the operation
- * before returning and hand back a completed generalized request: allowed by the standard
- * (a nonblocking call may complete at once) and correct for every use of the request.
+ * outcome on every rank.  Nonblocking independent forms complete the operation before
+ * returning and hand back a completed generalized request (the standard allows a nonblocking
+ * call to complete at once); nonblocking collectives and split collectives start the engine's
+ * call and return, and weft's progress (api/progress.c) completes it.
  */
 #include "api/api.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 
 #include "access/access.h"
@@ -126,81 +128,103 @@ static int claim_position(weft_file *f, const access_call *c, MPI_Count bytes,
     return 0;
 }
 
-static int run_access(weft_file *f, const access_call *c, MPI_Status *status)
+/* An access between its checks and its completion. */
+typedef struct prepared {
+    char why[256];
+    const weft_dtype *memtype;
+    MPI_Count bytes;
+    MPI_Offset start;           /* in etypes of the view */
+    int rc;                     /* this rank's failure so far */
+    weft_access a;
+} prepared;
+
+/* Checks and position.  Returns an MPI code when the call ends here (an independent call with
+ * bad arguments; an ordered one whose ranks agreed on a failure), else -1 with *p filled. */
+static int prepare_access(weft_file *f, const access_call *c, prepared *p, MPI_Status *status)
 {
-    char why[256] = "";
-    const weft_dtype *memtype = NULL;
-    MPI_Count bytes = 0;
-    int rc = check_call(f, c, &memtype, &bytes, why, sizeof why);
+    memset(p, 0, sizeof *p);
+    int rc = check_call(f, c, &p->memtype, &p->bytes, p->why, sizeof p->why);
     if (c->collective && c->where == AT_ORDERED) {
         /* Phase boundary: nobody claims shared-pointer space if any rank's arguments are bad.
          * (Other collectives agree on arguments in the engine's first allgather.) */
         int agreed = weft_agree(f->comm, rc);
         if (agreed < 0) {
             set_status(status, 0);
-            return weft_raise_agreed(f, c->fn, rc, agreed, "%s", why);
+            return weft_raise_agreed(f, c->fn, rc, agreed, "%s", p->why);
         }
     } else if (rc < 0 && !c->collective) {
         set_status(status, 0);
-        return weft_raise(f, c->fn, rc, "%s", why);
+        return weft_raise(f, c->fn, rc, "%s", p->why);
     }
-
-    MPI_Offset start = 0;
-    int claim_rc = claim_position(f, c, bytes, &start, &rc);
+    int claim_rc = claim_position(f, c, p->bytes, &p->start, &rc);
     if (claim_rc < 0 && rc == 0) {
         rc = claim_rc;
-        snprintf(why, sizeof why, "shared file pointer %s", f->shared_fp_path);
+        snprintf(p->why, sizeof p->why, "shared file pointer %s", f->shared_fp_path);
     }
-
-    double began = weft_now();
-    MPI_Count done = 0;
-    MPI_Offset failed_at = -1;
-    int agreed = 0; /* collective: the engine's agreement on the outcome */
-    weft_access a = {
+    p->rc = rc;
+    p->a = (weft_access){
         .write = c->write,
-        .view_position = start * f->view.etype_size,
+        .view_position = p->start * f->view.etype_size,
         .buf = (void *)(uintptr_t)c->buf,
         .count = c->count,
-        .memtype = memtype,
-        .bytes = bytes,
-    };
-    if (c->collective) {
+        .memtype = p->memtype,
         /* Every rank enters the engine, even with nothing to move or a failed claim: it is
          * where the ranks agree. */
-        if (rc < 0)
-            a.bytes = 0;
-        rc = weft_coll_access(f, &a, &done, rc, &agreed);
-        if (rc < 0 && !*why)
-            snprintf(why, sizeof why, "%s %lld bytes (collective)", c->write ? "writing" : "reading",
-                     (long long)bytes);
-    } else if (rc == 0 && bytes > 0) {
-        rc = weft_access_independent(f, &a, &done, &failed_at);
-        if (rc < 0)
-            snprintf(why, sizeof why, "%s %lld bytes at file offset %lld",
-                     c->write ? "writing" : "reading", (long long)bytes, (long long)failed_at);
-    }
+        .bytes = rc < 0 ? 0 : p->bytes,
+    };
+    return -1;
+}
+
+/* Statistics, status and the error of a finished access.  `agreed`: the collective's outcome
+ * on every rank (0 for independent calls). */
+static int finish_access(weft_file *f, const access_call *c, prepared *p, MPI_Count done,
+                         int rc, int agreed, double began, MPI_Status *status)
+{
+    if (c->collective && rc < 0 && !*p->why)
+        snprintf(p->why, sizeof p->why, "%s %lld bytes (collective)",
+                 c->write ? "writing" : "reading", (long long)p->bytes);
     f->stats.access_seconds += weft_now() - began;
-    int contiguous = memtype && weft_dtype_is_contiguous(memtype) &&
+    int contiguous = p->memtype && weft_dtype_is_contiguous(p->memtype) &&
                      weft_dtype_is_contiguous(f->view.filetype_t);
     weft_stat_kind kind = c->collective ? (c->write ? WEFT_STAT_WRITE_COLLECTIVE : WEFT_STAT_READ_COLLECTIVE)
                           : c->write ? (contiguous ? WEFT_STAT_WRITE_CONTIG : WEFT_STAT_WRITE_NONCONTIG)
                                      : (contiguous ? WEFT_STAT_READ_CONTIG : WEFT_STAT_READ_NONCONTIG);
     f->stats.calls[kind]++;
     f->stats.bytes[kind] += (uint64_t)done;
-
-    /* The pointer moves by the data actually accessed (whole etypes). */
-    if (c->where == AT_INDIVIDUAL)
-        f->individual_fp = start + done / f->view.etype_size;
     set_status(status, done);
-
     if (c->collective && agreed < 0)
-        return weft_raise_agreed(f, c->fn, rc, agreed, "%s", why);
+        return weft_raise_agreed(f, c->fn, rc, agreed, "%s", p->why);
     if (rc < 0)
-        return weft_raise(f, c->fn, rc, "%s", why);
+        return weft_raise(f, c->fn, rc, "%s", p->why);
     return MPI_SUCCESS;
 }
 
-/* ---- Nonblocking: a completed generalized request ---------------------------------------- */
+static int run_access(weft_file *f, const access_call *c, MPI_Status *status)
+{
+    prepared p;
+    int code = prepare_access(f, c, &p, status);
+    if (code >= 0)
+        return code;
+    double began = weft_now();
+    MPI_Count done = 0;
+    MPI_Offset failed_at = -1;
+    int rc = p.rc, agreed = 0;
+    if (c->collective) {
+        rc = weft_coll_access(f, &p.a, &done, rc, &agreed);
+    } else if (rc == 0 && p.bytes > 0) {
+        rc = weft_access_independent(f, &p.a, &done, &failed_at);
+        if (rc < 0)
+            snprintf(p.why, sizeof p.why, "%s %lld bytes at file offset %lld",
+                     c->write ? "writing" : "reading", (long long)p.bytes, (long long)failed_at);
+    }
+    /* The pointer moves by the data actually accessed (whole etypes). */
+    if (c->where == AT_INDIVIDUAL)
+        f->individual_fp = p.start + done / f->view.etype_size;
+    return finish_access(f, c, &p, done, rc, agreed, began, status);
+}
+
+/* ---- Nonblocking independent calls: a completed generalized request ----------------------
+ * The access runs inside the call (the standard lets a nonblocking call complete at once). */
 
 static int query_done(void *extra_state, MPI_Status *status)
 {
@@ -220,11 +244,8 @@ static int cancel_done(void *extra_state, int complete)
     return MPI_SUCCESS; /* already complete: nothing to cancel */
 }
 
-static int run_nonblocking(weft_file *f, const access_call *c, MPI_Request *request)
+static int run_independent_nonblocking(weft_file *f, const access_call *c, MPI_Request *request)
 {
-    if (!request)
-        return weft_raise(f, c->fn, WEFT_MPI_ERR(MPI_ERR_REQUEST), "request is NULL");
-    *request = MPI_REQUEST_NULL;
     MPI_Status status;
     int code = run_access(f, c, &status);
     if (code != MPI_SUCCESS)
@@ -238,7 +259,147 @@ static int run_nonblocking(weft_file *f, const access_call *c, MPI_Request *requ
     return MPI_SUCCESS;
 }
 
-/* ---- Split collectives: begin does the work, end hands back its status ------------------ */
+/* ---- Nonblocking collectives: a call of the engine in progress ----------------------------
+ * The start checks, claims the position (the individual pointer moves by the data requested,
+ * as the standard says for nonblocking calls) and starts the engine's call, which every rank
+ * enters even with bad arguments (they are reported at once, and the others see the agreed
+ * failure at completion).  The request is a generalized request that weft completes when the
+ * call does (nb_completed, inside progress: api/progress.c); its status and error come from
+ * here.  Split collectives use the same machinery without a request. */
+struct weft_nb_request {
+    weft_file *f;
+    access_call c;
+    prepared p;
+    MPI_Datatype kept;          /* our reference to the memory type, until completion */
+    double began;
+    weft_coll_call *call;
+    MPI_Request request;        /* the generalized request, or MPI_REQUEST_NULL (split) */
+    int refs;                   /* completion, and the request's free_fn */
+    int complete;
+    MPI_Count done;
+    int code;                   /* the call's MPI error code */
+    MPI_Status status;
+};
+
+static void nb_release(weft_nb_request *nb)
+{
+    if (__atomic_sub_fetch(&nb->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        free(nb);
+}
+
+static void nb_completed(void *arg)
+{
+    weft_nb_request *nb = arg;
+    int agreed = 0;
+    int rc = weft_coll_result(nb->call, &nb->done, &agreed);
+    weft_coll_free(nb->call);
+    nb->call = NULL;
+    if (nb->kept != MPI_DATATYPE_NULL)
+        weft_view_drop_type(&nb->kept);
+    if (nb->p.rc < 0) /* reported by the start already: the call only ran for the others */
+        nb->code = MPI_SUCCESS;
+    else
+        nb->code = finish_access(nb->f, &nb->c, &nb->p, nb->done, rc, agreed, nb->began,
+                                 &nb->status);
+    __atomic_store_n(&nb->complete, 1, __ATOMIC_RELEASE);
+    if (nb->request != MPI_REQUEST_NULL) {
+        weft_nb_completed(nb->request, nb->code);
+        MPI_Grequest_complete(nb->request);
+    }
+    nb_release(nb);
+}
+
+static int nb_query(void *extra_state, MPI_Status *status)
+{
+    weft_nb_request *nb = extra_state;
+    *status = nb->status;
+    status->MPI_ERROR = nb->code; /* weft's MPI_Wait and friends return it (progress.c) */
+    return MPI_SUCCESS;
+}
+
+static int nb_free(void *extra_state)
+{
+    weft_nb_request *nb = extra_state;
+    weft_nb_forget(nb->request);
+    nb_release(nb);
+    return MPI_SUCCESS;
+}
+
+static int nb_cancel(void *extra_state, int complete)
+{
+    return MPI_SUCCESS; /* a started collective cannot be taken back: MPI_Test_cancelled says 0 */
+}
+
+/* Start a nonblocking collective.  with_request: a generalized request for the user (else a
+ * split collective's).  Returns an MPI code; *out is NULL when the engine could not start. */
+static int start_collective(weft_file *f, const access_call *c, int with_request,
+                            weft_nb_request **out, MPI_Request *request)
+{
+    *out = NULL;
+    if (request)
+        *request = MPI_REQUEST_NULL;
+    weft_nb_request *nb = calloc(1, sizeof *nb);
+    if (!nb)
+        return weft_raise(f, c->fn, -ENOMEM, "allocating the request");
+    if (c->where == AT_ORDERED)
+        weft_coll_drain(f); /* the ordered claim's collectives come after the pending calls */
+    int code = prepare_access(f, c, &nb->p, MPI_STATUS_IGNORE);
+    if (code >= 0) {
+        free(nb);
+        return code;
+    }
+    nb->f = f;
+    nb->c = *c;
+    nb->kept = MPI_DATATYPE_NULL;
+    nb->request = MPI_REQUEST_NULL;
+    nb->began = weft_now();
+    if (nb->p.rc == 0) {
+        /* The user may free the datatype before completion: keep our own reference. */
+        nb->kept = weft_view_keep_type(c->datatype);
+        weft_dtype_get(nb->kept, &nb->p.memtype);
+        nb->p.a.memtype = nb->p.memtype;
+        if (c->where == AT_INDIVIDUAL)
+            f->individual_fp = nb->p.start + nb->p.bytes / f->view.etype_size;
+    }
+    int local_rc = nb->p.rc;
+    nb->refs = 1;
+    if (with_request && local_rc == 0) {
+        nb->refs = 2;
+        MPI_Grequest_start(nb_query, nb_free, nb_cancel, nb, &nb->request);
+        weft_nb_remember(nb->request);
+        *request = nb->request;
+    }
+    weft_coll_lock();
+    int rc = weft_coll_start(f, &nb->p.a, local_rc, nb_completed, nb, &nb->call);
+    if (rc < 0) { /* the other ranks will wait for this one: say so loudly */
+        weft_coll_unlock();
+        return weft_raise(f, c->fn, rc, "starting the collective");
+    }
+    *out = nb;
+    if (local_rc < 0) { /* the call runs on for the others; reported here, no request */
+        char why[sizeof nb->p.why];
+        memcpy(why, nb->p.why, sizeof why);
+        weft_coll_unlock();
+        *out = NULL;
+        return weft_raise(f, c->fn, local_rc, "%s", why);
+    }
+    weft_coll_unlock();
+    weft_progress_thread_start();
+    return MPI_SUCCESS;
+}
+
+static int run_nonblocking(weft_file *f, const access_call *c, MPI_Request *request)
+{
+    if (!request)
+        return weft_raise(f, c->fn, WEFT_MPI_ERR(MPI_ERR_REQUEST), "request is NULL");
+    *request = MPI_REQUEST_NULL;
+    if (!c->collective)
+        return run_independent_nonblocking(f, c, request);
+    weft_nb_request *nb;
+    return start_collective(f, c, 1, &nb, request);
+}
+
+/* ---- Split collectives: begin starts the call, end completes it -------------------------- */
 
 static int run_begin(weft_file *f, const access_call *c)
 {
@@ -246,8 +407,8 @@ static int run_begin(weft_file *f, const access_call *c)
         return weft_raise(f, c->fn, WEFT_MPI_ERR(MPI_ERR_OTHER),
                           "a split collective operation is already in progress on this file");
     f->split_active = 1;
-    f->split_rc = run_access(f, c, &f->split_status);
-    return f->split_rc;
+    f->split = NULL;
+    return start_collective(f, c, 0, &f->split, NULL);
 }
 
 static int run_end(weft_file *f, const char *fn, MPI_Status *status)
@@ -256,9 +417,20 @@ static int run_end(weft_file *f, const char *fn, MPI_Status *status)
         return weft_raise(f, fn, WEFT_MPI_ERR(MPI_ERR_OTHER),
                           "no split collective operation was begun on this file");
     f->split_active = 0;
+    weft_nb_request *nb = f->split;
+    f->split = NULL;
+    if (!nb) { /* begin failed and reported it */
+        set_status(status, 0);
+        return MPI_SUCCESS;
+    }
+    while (!__atomic_load_n(&nb->complete, __ATOMIC_ACQUIRE))
+        if (weft_coll_progress() == 0)
+            sched_yield();
     if (status != MPI_STATUS_IGNORE)
-        *status = f->split_status;
-    return f->split_rc;
+        *status = nb->status;
+    int code = nb->code;
+    nb_release(nb);
+    return code;
 }
 
 /* ---- Entry points ------------------------------------------------------------------------

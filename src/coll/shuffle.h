@@ -1,10 +1,27 @@
 /*
- * Per-file state of the collective engine's shuffle primitives (hint weft_shuffle; DESIGN.md
- * §3.3, seed 000 §3.1.2, seed 002): the RMA windows of put-fence/put-lock and the node-local
- * shared-memory window of shm.  Windows are collective and costly, so they are created by the
- * first collective call that needs them, grown (collectively) when a later call needs larger
- * halves, and freed at MPI_File_close (weft_shuffle_release, from free_file), where every rank
- * frees the same objects in the same order.  The engine (coll/engine.c) owns their use.
+ * The shuffle primitives of the collective engine (hint weft_shuffle; DESIGN.md §3.3, seed 000
+ * §3.1.2, seed 002), behind one interface.
+ *
+ * The data positions a rank has in an aggregator's window are known on both sides, and so is
+ * where each piece lands in the aggregator's half: window.at[i] + (file offset - range lo).
+ * Every primitive starts from the same place: a sender packs its data for each aggregator's
+ * window into a stream (shuffle.c).  A stream travels as a message (MPI_Isend/Irecv) unless
+ * the primitive moves it otherwise — one MPI_Put per aggregator and cycle whose target type is
+ * the hindexed list of landing places (put-fence, put-lock), or a memcpy into a shared-memory
+ * window (shm, within a node).  Reads mirror it.
+ *
+ * shuffle.c runs a cycle's shuffle phase for every primitive: it posts and completes the
+ * streams and calls the primitive's table below for the rest.  The engine chooses a table
+ * (rank 0's hint, or isend where the call cannot block); nothing branches on the kind.
+ *
+ *   isend      shuffle_isend.c  messages only; the default
+ *   put-fence  shuffle_rma.c    MPI_Win_fence epochs; no testable completion
+ *   put-lock   shuffle_rma.c    lock(SHARED)/put/unlock with per-half barriers
+ *   shm        shuffle_shm.c    memcpy through an MPI-3 shared window, isend across nodes
+ *
+ * Windows and communicators are per file (weft_shuffle_state): created by the first call that
+ * needs them, grown collectively (decided from the plan alone, so identically on every rank)
+ * and freed at close (weft_shuffle_release).
  */
 #ifndef WEFT_COLL_SHUFFLE_H
 #define WEFT_COLL_SHUFFLE_H
@@ -12,6 +29,8 @@
 #include <mpi.h>
 
 struct weft_file;
+struct engine;
+struct half;
 
 typedef enum {
     WEFT_SHUFFLE_ISEND = 0,     /* MPI_Isend/Irecv of packed streams (default) */
@@ -20,6 +39,43 @@ typedef enum {
     WEFT_SHUFFLE_SHM = 3,       /* node-local memcpy into a shared window; isend across nodes */
 } weft_shuffle_kind;
 
+typedef struct weft_shuffle_ops {
+    weft_shuffle_kind kind;     /* for statistics */
+    /* Posts and completions never block on other ranks, so a nonblocking collective may use
+     * it (the fences and barriers of the others would block inside MPI_Test). */
+    int resumable;
+    /* A cycle's completion shows in its requests (MPI_Testall), so the data-flow schedule
+     * (write-comm-2) can run; put-fence's closing fence cannot be tested. */
+    int testable;
+    /* An aggregator's own data moves between the user's buffer and its half by one
+     * two-cursor copy, not through the primitive. */
+    int self_copies;
+    /* Streams may move straight between MPI and the half or the user's buffer through an
+     * hindexed type (long pieces) instead of the staging buffer. */
+    int in_place;
+    /* Local allocations of a call (no MPI); agreed on before setup.  NULL: none. */
+    int (*prepare)(struct engine *e);
+    /* Collective: create or grow the windows the plan needs and set the aggregator's half
+     * buffers.  NULL: the halves live in the file's cycle buffer. */
+    void (*setup)(struct engine *e);
+    /* Aggregator: rank r's data arrives as a stream message. */
+    int (*streams_from)(const struct engine *e, int r);
+    /* Sender: my data for aggregator ag travels as a stream message. */
+    int (*streams_to)(const struct engine *e, int ag);
+    /* After the streams of a cycle are posted: move the rest (write: into the aggregators'
+     * halves; read: out of them).  May add requests to the half.  NULL: nothing. */
+    void (*post)(struct engine *e, struct half *h, int write);
+    /* After the half's requests completed: close what post opened.  NULL: nothing. */
+    void (*complete)(struct engine *e, struct half *h, int write);
+} weft_shuffle_ops;
+
+extern const weft_shuffle_ops weft_shuffle_isend_ops, weft_shuffle_put_fence_ops,
+    weft_shuffle_put_lock_ops, weft_shuffle_shm_ops;
+
+/* The table of a weft_shuffle hint value. */
+const weft_shuffle_ops *weft_shuffle_ops_of(int kind);
+
+/* Per-file windows and communicators of the one-sided and shared-memory primitives. */
 typedef struct weft_shuffle_state {
     /* put-fence / put-lock: one window per half over the file's communicator. */
     int rma_windows;            /* 1 once rma_win[] exist */
@@ -40,7 +96,19 @@ typedef struct weft_shuffle_state {
     MPI_Offset *shm_have;       /* per shm rank: bytes of each half (segment = 2 halves) */
 } weft_shuffle_state;
 
+/* The file's state, created on first use (local; NULL when out of memory). */
+weft_shuffle_state *weft_shuffle_state_of(struct engine *e);
+
 /* Collective over the file's communicator: frees every window and communicator (close). */
-void weft_shuffle_release(struct weft_file *f);
+void weft_shuffle_release(weft_shuffle_state *S);
+
+/* A cycle's shuffle phase (shuffle.c).  Writes: post packs and sends the streams and lets the
+ * primitive move the rest; complete (once weft_requests_done) scatters what arrived into the
+ * half and marks the filled bytes.  Reads: scatter_post sends each rank its part of the half,
+ * scatter_complete unpacks it into the user's buffer. */
+void weft_shuffle_post(struct engine *e, struct half *h, int cycle);
+void weft_shuffle_complete(struct engine *e, struct half *h);
+void weft_scatter_post(struct engine *e, struct half *h);
+void weft_scatter_complete(struct engine *e, struct half *h);
 
 #endif

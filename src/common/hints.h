@@ -21,6 +21,16 @@ typedef enum {
     WEFT_HINT_STRING, /* free text up to WEFT_HINT_STRING_MAX - 1 bytes */
 } weft_hint_kind;
 
+/* weft_overlap's values: the enum and the hint's choices come from this one list, so the
+ * collective engine's schedule table (indexed by the enum) cannot drift from the names. */
+#define WEFT_OVERLAP_SCHEDULES(X, SEP) \
+    X(NONE, "none") SEP X(COMM, "comm") SEP X(WRITE, "write") SEP X(WRITE_COMM, "write-comm") \
+    SEP X(WRITE_COMM_2, "write-comm-2") SEP X(AUTO, "auto")
+#define WEFT_OVERLAP_ENUM_ID(id, name) WEFT_OVERLAP_##id,
+#define WEFT_OVERLAP_NAME(id, name) name
+enum { WEFT_OVERLAP_SCHEDULES(WEFT_OVERLAP_ENUM_ID, ) WEFT_OVERLAP_COUNT };
+#define WEFT_OVERLAP_CHOICES WEFT_OVERLAP_SCHEDULES(WEFT_OVERLAP_NAME, "|")
+
 /* X(ID, "name", KIND, "default", min, max, "choices", "doc")
  * The doc line says what the hint does and why its default is what it is. */
 #define WEFT_HINT_TABLE(X) \
@@ -95,8 +105,7 @@ typedef enum {
       "barriers; or memcpy into the aggregator's buffer through a shared-memory window on its " \
       "node (isend across nodes). isend is the default: it needs no windows and no " \
       "collective synchronisation per cycle, and no primitive won everywhere in the seed.") \
-    X(WEFT_OVERLAP, "weft_overlap", ENUM, "auto", 0, 0, \
-      "none|comm|write|write-comm|write-comm-2|auto", \
+    X(WEFT_OVERLAP, "weft_overlap", ENUM, "auto", 0, 0, WEFT_OVERLAP_CHOICES, \
       "Overlap of shuffle and file access in collective writes (seed 000 §3.1.1, Algorithms " \
       "1-4; reads prefetch the next cycle with any value but none). No schedule wins " \
       "everywhere (000 table 1), so auto times the first cycle without overlap (both phases " \

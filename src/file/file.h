@@ -42,25 +42,9 @@ typedef struct weft_file {
     char *shared_fp_path;
     int atomic;
     MPI_Errhandler errhandler;
-    int *node_of_rank;            /* collective engine: node index per rank (NULL until used) */
-    int nnodes;
-    int auto_backend;             /* collective engine: weft_backend=auto's pick for this rank
-                                     (a weft_xfer_kind), from the ranks sharing its machine
-                                     (MPI_COMM_TYPE_SHARED, whatever WEFT_VIRTUAL_NODES says) */
-    void *coll_table;             /* collective engine: per-rank table of a call's allgather
-                                     and plan input, O(P), set up with node_of_rank */
-    const char **node_name;       /* collective engine: host name per node (one allocation) */
-    int warned_config;            /* cb_config_list fallback reported (rank 0, once) */
-    void *cycle_buffer;           /* collective engine: the aggregator's buffer, kept */
-    MPI_Offset cycle_buffer_size;
-    void *coll_staging[2];        /* collective engine: packed streams of each half, kept */
-    MPI_Count coll_staging_size[2];
-    int overlap_chosen[2];        /* weft_overlap=auto: the schedule picked for reads [0] and
-                                   * writes [1], -1 until measured */
-    struct weft_shuffle_state *shuffle; /* collective engine: windows of weft_shuffle, kept */
+    struct weft_coll_file *coll;  /* the collective engine's state (coll/engine.h), made at open */
     int split_active;             /* a split collective is in progress */
-    MPI_Status split_status;
-    int split_rc;
+    struct weft_nb_request *split; /* its request (started at _begin, completed at _end) */
     weft_stats stats;
 } weft_file;
 
@@ -70,6 +54,8 @@ void weft_view_init_default(weft_view *v);
  * user may free theirs right after set_view; the dup shares the decoded form).  Released by
  * weft_view_release; get_view hands such references to the caller, who frees them. */
 MPI_Datatype weft_view_keep_type(MPI_Datatype type);
+/* Drop one reference taken with weft_view_keep_type. */
+void weft_view_drop_type(MPI_Datatype *type);
 /* Drop the view's type references. */
 void weft_view_release(weft_view *v);
 

@@ -17,7 +17,7 @@ MPI_Datatype weft_view_keep_type(MPI_Datatype type)
     return kept;
 }
 
-static void release_type(MPI_Datatype *type)
+void weft_view_drop_type(MPI_Datatype *type)
 {
     if (*type != MPI_DATATYPE_NULL && !is_named(*type))
         MPI_Type_free(type);
@@ -38,8 +38,8 @@ void weft_view_init_default(weft_view *v)
 
 void weft_view_release(weft_view *v)
 {
-    release_type(&v->etype);
-    release_type(&v->filetype);
+    weft_view_drop_type(&v->etype);
+    weft_view_drop_type(&v->filetype);
     v->etype_t = v->filetype_t = NULL;
 }
 

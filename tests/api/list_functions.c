@@ -13,5 +13,8 @@ int main(void)
     WEFT_LARGE_COUNT_FUNCTIONS(PRINT_NAME)
 #endif
     printf("MPI_Error_string\nPMPI_Error_string\nweft_public_version\n");
+    /* completion functions that progress nonblocking collectives (MPI_ names only) */
+    printf("MPI_Wait\nMPI_Waitall\nMPI_Waitany\nMPI_Waitsome\nMPI_Test\nMPI_Testall\n"
+           "MPI_Testany\nMPI_Testsome\nMPI_Request_get_status\n");
     return 0;
 }
