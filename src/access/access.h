@@ -1,8 +1,8 @@
 /*
- * Access paths (DESIGN.md §2 layer 3).  For now: independent I/O by list I/O, walking the
- * file view and the memory layout together with two datatype cursors and issuing one
- * pwritev/preadv per run of file-contiguous pieces.  Data sieving, threads and the
- * collective engine plug in here.
+ * Access paths (DESIGN.md §2 layer 3): the description of one access (weft_access), shared by
+ * both paths, and the independent path — list I/O walking the file view and the memory layout
+ * together with two datatype cursors, a bounce buffer for fragmented memory, and data sieving
+ * for reads (independent.c).  The collective path is src/coll (coll/coll.h).
  */
 #ifndef WEFT_ACCESS_H
 #define WEFT_ACCESS_H

@@ -26,8 +26,6 @@
 #include "coll/engine.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,41 +60,6 @@ int weft_requests_done(engine *e, int n, MPI_Request *requests)
     }
     return weft_requests_test(n, requests);
 }
-
-typedef enum {
-    FACTS, DECIDE, INDEPENDENT_AGREED, PLAN_AGREED, VIEWS_MATCH, VIEWS_AGREE, SETUP,
-    SETUP_AGREED, AUTO_FIRST, AUTO_PAYS, AUTO_TRIAL, AUTO_PICK, CYCLES, FINAL, FINAL_AGREED,
-    END, DONE
-} stage;
-
-enum { AUTO_TRIAL_CYCLES = 3, AUTO_MAX_CANDIDATES = 4 };
-
-struct weft_coll_call {
-    engine e;
-    weft_access a;              /* the engine points at this copy */
-    int local_rc;
-    int nonblocking;            /* started by weft_coll_start: resumable primitives only */
-    stage stage;
-    double t0;
-    int hint;                   /* romio_cb_write or romio_cb_read */
-    int64_t mine[F_COUNT];
-    MPI_Request request;        /* the stage's collective */
-    int agree_in, agree_out;
-    views_exchange views;
-    int degraded;
-    /* auto */
-    double measured[3], most[3];
-    int candidates[AUTO_MAX_CANDIDATES], ncandidates, trial;
-    double trial_began, took[AUTO_MAX_CANDIDATES], slowest[AUTO_MAX_CANDIDATES];
-    /* results */
-    MPI_Count done;
-    int own_rc, agreed;
-    /* nonblocking: the file's queue and the list of every pending call, in start order */
-    struct weft_coll_call *next_in_file, *next_pending, *prev_pending;
-    int pending;
-    void (*on_complete)(void *arg);
-    void *arg;
-};
 
 /* ---- Agreement ---------------------------------------------------------------------------- */
 
@@ -485,7 +448,7 @@ static void stage_setup_agreed(weft_coll_call *c)
 }
 
 /* One pass: run stages until one must wait.  Returns STEP_DONE when the call is complete. */
-static step_result advance(weft_coll_call *c)
+step_result weft_call_advance(weft_coll_call *c)
 {
     engine *e = &c->e;
     weft_file *f = e->f;
@@ -600,7 +563,7 @@ static step_result advance(weft_coll_call *c)
     }
 }
 
-static void call_init(weft_coll_call *c, weft_file *f, const weft_access *a, int local_rc,
+void weft_call_init(weft_coll_call *c, weft_file *f, const weft_access *a, int local_rc,
                       int nonblocking)
 {
     memset(c, 0, sizeof *c);
@@ -615,165 +578,4 @@ static void call_init(weft_coll_call *c, weft_file *f, const weft_access *a, int
     c->e.my_aggregator = -1;
     c->e.overlap = (int)f->hints.value[WEFT_HINT_WEFT_OVERLAP];
     c->e.blocking = !nonblocking;
-}
-
-/* ---- Pending nonblocking calls ------------------------------------------------------------ */
-
-static pthread_mutex_t progress_lock;
-static pthread_once_t progress_lock_once = PTHREAD_ONCE_INIT;
-static weft_coll_call *pending_first, *pending_last; /* every pending call, in start order */
-static int pending_count;
-
-static void progress_lock_init(void)
-{
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&progress_lock, &attr);
-    pthread_mutexattr_destroy(&attr);
-}
-
-void weft_coll_lock(void)
-{
-    pthread_once(&progress_lock_once, progress_lock_init);
-    pthread_mutex_lock(&progress_lock);
-}
-
-void weft_coll_unlock(void) { pthread_mutex_unlock(&progress_lock); }
-
-int weft_coll_pending(void) { return __atomic_load_n(&pending_count, __ATOMIC_RELAXED); }
-
-int weft_coll_done(const weft_coll_call *call) { return !call->pending; }
-
-/* A call is complete: off the lists, and its owner told (which may free it). */
-static void complete(weft_coll_call *c)
-{
-    weft_coll_file *cf = c->e.cf;
-    cf->pending_head = c->next_in_file;
-    if (!cf->pending_head)
-        cf->pending_tail = NULL;
-    if (c->prev_pending)
-        c->prev_pending->next_pending = c->next_pending;
-    else
-        pending_first = c->next_pending;
-    if (c->next_pending)
-        c->next_pending->prev_pending = c->prev_pending;
-    else
-        pending_last = c->prev_pending;
-    c->pending = 0;
-    __atomic_sub_fetch(&pending_count, 1, __ATOMIC_RELAXED);
-    if (c->on_complete)
-        c->on_complete(c->arg);
-}
-
-int weft_coll_start(weft_file *f, const weft_access *a, int local_rc,
-                    void (*on_complete)(void *arg), void *arg, weft_coll_call **out)
-{
-    weft_coll_call *c = malloc(sizeof *c);
-    *out = c;
-    if (!c)
-        return -ENOMEM;
-    call_init(c, f, a, local_rc, 1);
-    c->on_complete = on_complete;
-    c->arg = arg;
-    weft_coll_lock();
-    weft_trace_enabled();
-    weft_coll_file *cf = f->coll;
-    c->pending = 1;
-    if (cf->pending_tail)
-        cf->pending_tail->next_in_file = c;
-    else
-        cf->pending_head = c;
-    cf->pending_tail = c;
-    c->prev_pending = pending_last;
-    if (pending_last)
-        pending_last->next_pending = c;
-    else
-        pending_first = c;
-    pending_last = c;
-    __atomic_add_fetch(&pending_count, 1, __ATOMIC_RELAXED);
-    /* The head of its file's queue begins at once: its first messages fly before the
-     * application computes. */
-    if (cf->pending_head == c && advance(c) == STEP_DONE)
-        complete(c);
-    weft_coll_unlock();
-    return 0;
-}
-
-int weft_coll_progress(void)
-{
-    /* A completion callback may reach weft again (an error handler calling MPI_File_*):
-     * no pass inside a pass. */
-    static __thread int inside;
-    if (weft_coll_pending() == 0 || inside)
-        return 0;
-    int completed = 0;
-    weft_coll_lock();
-    inside = 1;
-    weft_coll_call *c = pending_first;
-    while (c) {
-        weft_coll_call *next = c->next_pending;
-        /* Only the oldest call of a file moves; the next begins once it completes (the list
-         * is in start order, so it comes later in this pass).  The owner may free c. */
-        if (c->e.cf->pending_head == c && advance(c) == STEP_DONE) {
-            complete(c);
-            completed++;
-        }
-        c = next;
-    }
-    inside = 0;
-    weft_coll_unlock();
-    return completed;
-}
-
-void weft_coll_wait(weft_coll_call *call)
-{
-    while (__atomic_load_n(&call->pending, __ATOMIC_ACQUIRE))
-        if (weft_coll_progress() == 0)
-            sched_yield(); /* let the ranks sharing this core run (oversubscribed) */
-}
-
-void weft_coll_drain(weft_file *f)
-{
-    weft_coll_file *cf = f->coll;
-    while (cf && __atomic_load_n(&cf->pending_tail, __ATOMIC_ACQUIRE))
-        if (weft_coll_progress() == 0)
-            sched_yield();
-}
-
-int weft_coll_result(const weft_coll_call *call, MPI_Count *done, int *agreed)
-{
-    *done = call->done;
-    *agreed = call->agreed;
-    return call->own_rc;
-}
-
-void weft_coll_free(weft_coll_call *call) { free(call); }
-
-/* ---- Blocking calls ------------------------------------------------------------------------ */
-
-int weft_coll_access(weft_file *f, const weft_access *a, MPI_Count *done, int local_rc,
-                     int *agreed)
-{
-    weft_coll_drain(f);
-    weft_trace_enabled(); /* starts recording on first use when WEFT_TRACE is set */
-    weft_coll_call c;
-    call_init(&c, f, a, local_rc, 0);
-    if (weft_coll_pending() == 0) {
-        advance(&c); /* waits inside; complete on return */
-    } else {
-        /* Other ranks may need one of this rank's pending calls to move before they reach
-         * this one: poll them all while this call runs. */
-        c.e.blocking = 0;
-        for (;;) {
-            weft_coll_lock();
-            int state = advance(&c);
-            weft_coll_unlock();
-            if (state == STEP_DONE)
-                break;
-            if (weft_coll_progress() == 0)
-                sched_yield();
-        }
-    }
-    return weft_coll_result(&c, done, agreed);
 }

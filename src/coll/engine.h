@@ -228,6 +228,47 @@ void weft_file_finish(engine *e, half *h);
 void weft_schedule_begin(engine *e, int which, int first, int end);
 step_result weft_schedule_advance(engine *e);
 
+/* ---- A call (call.c) -------------------------------------------------------------------- */
+typedef enum {
+    FACTS, DECIDE, INDEPENDENT_AGREED, PLAN_AGREED, VIEWS_MATCH, VIEWS_AGREE, SETUP,
+    SETUP_AGREED, AUTO_FIRST, AUTO_PAYS, AUTO_TRIAL, AUTO_PICK, CYCLES, FINAL, FINAL_AGREED,
+    END, DONE
+} stage;
+
+enum { AUTO_TRIAL_CYCLES = 3, AUTO_MAX_CANDIDATES = 4 };
+
+struct weft_coll_call {
+    engine e;
+    weft_access a;              /* the engine points at this copy */
+    int local_rc;
+    int nonblocking;            /* started by weft_coll_start: resumable primitives only */
+    stage stage;
+    double t0;
+    int hint;                   /* romio_cb_write or romio_cb_read */
+    int64_t mine[F_COUNT];
+    MPI_Request request;        /* the stage's collective */
+    int agree_in, agree_out;
+    views_exchange views;
+    int degraded;
+    /* auto */
+    double measured[3], most[3];
+    int candidates[AUTO_MAX_CANDIDATES], ncandidates, trial;
+    double trial_began, took[AUTO_MAX_CANDIDATES], slowest[AUTO_MAX_CANDIDATES];
+    /* results */
+    MPI_Count done;
+    int own_rc, agreed;
+    /* nonblocking: the file's queue and the list of every pending call, in start order */
+    struct weft_coll_call *next_in_file, *next_pending, *prev_pending;
+    int pending;
+    void (*on_complete)(void *arg);
+    void *arg;
+};
+
+void weft_call_init(weft_coll_call *c, weft_file *f, const weft_access *a, int local_rc,
+                    int nonblocking);
+/* Run stages until one must wait (STEP_PENDING) or the call is complete (STEP_DONE). */
+step_result weft_call_advance(weft_coll_call *c);
+
 /* ---- MPI helpers (call.c) --------------------------------------------------------------- */
 void weft_requests_wait(int n, MPI_Request *requests);
 int weft_requests_test(int n, MPI_Request *requests);   /* 1 when all are complete */

@@ -2,7 +2,7 @@
  * The collective plan (DESIGN.md §3.1, seed 000 §2.2): from every rank's access range, choose
  * the aggregators, split the global range into file domains with a partitioner, and cut each
  * domain into cycles of at most cb_buffer_size bytes.  Everything here is a pure function of
- * its input (no MPI calls), so tests run it for 10^5 simulated ranks.
+ * its input (no MPI calls), so tests run it for up to 10^6 simulated ranks (tests/coll).
  *
  * Memory: O(P) for the input arrays the caller owns, O(aggregators) for the plan.
  */

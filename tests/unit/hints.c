@@ -56,6 +56,28 @@ static void test_parsing(void)
     unsetenv("WEFT_HINTS");
 }
 
+/* weft_overlap's values index the engine's schedule table (src/coll/schedule.c): each name
+ * parses to its enum value and prints back. */
+static void test_overlap_names(void)
+{
+    static const struct { const char *name; int value; } names[] = {
+        {"none", WEFT_OVERLAP_NONE}, {"comm", WEFT_OVERLAP_COMM}, {"write", WEFT_OVERLAP_WRITE},
+        {"write-comm", WEFT_OVERLAP_WRITE_COMM}, {"write-comm-2", WEFT_OVERLAP_WRITE_COMM_2},
+        {"auto", WEFT_OVERLAP_AUTO}};
+    CHECK(sizeof names / sizeof names[0] == WEFT_OVERLAP_COUNT, "every schedule named");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        weft_hints h;
+        char why[256], text[64];
+        weft_hints_init(&h);
+        CHECK(weft_hints_set(&h, "weft_overlap", names[i].name, why, sizeof why) == 0, "%s: %s",
+              names[i].name, why);
+        CHECK(h.value[WEFT_HINT_WEFT_OVERLAP] == names[i].value, "%s -> %lld", names[i].name,
+              h.value[WEFT_HINT_WEFT_OVERLAP]);
+        weft_hint_choice_text(WEFT_HINT_WEFT_OVERLAP, names[i].value, text, sizeof text);
+        CHECK(strcmp(text, names[i].name) == 0, "%d prints %s", names[i].value, text);
+    }
+}
+
 static void test_get_info(const char *dir)
 {
     char path[512];
@@ -127,6 +149,7 @@ int main(int argc, char **argv)
     CHECK(argc == 3, "usage: unit_hints DOCS/HINTS.md SCRATCH_DIR | --markdown");
     MPI_Init(&argc, &argv);
     test_parsing();
+    test_overlap_names();
     test_get_info(argv[2]);
     test_docs(argv[1]);
     printf("hints: all checks passed\n");
