@@ -186,8 +186,7 @@ static void engine_free(engine *e)
  * same schedules, so the primitives' synchronisation stays matched.  No trials when they would
  * take more than half of the cycles left: a poor candidate should cost little.
  * The pick is remembered per file and direction (a read's measurement says nothing about the
- * write schedules); a nonblocking call's measurements time the application's polling, not the
- * schedules, so it uses a pick but never makes one. */
+ * write schedules).  A nonblocking call uses a pick but never makes one (stage_setup_agreed). */
 static const char *const trial_span[] = {"auto trial: none", "auto trial: comm",
                                          "auto trial: write", "auto trial: write-comm",
                                          "auto trial: write-comm-2"};
@@ -320,6 +319,12 @@ static void stage_decide(weft_coll_call *c)
     /* With an overlap schedule two cycles are in flight, each in its share of the buffer. */
     MPI_Offset share = f->hints.value[WEFT_HINT_CB_BUFFER_SIZE] /
                        (e->overlap == WEFT_OVERLAP_NONE ? 1 : 2);
+    /* A nonblocking call moves on when the application polls (MPI_Test) or the progress
+     * thread wakes, a cycle or so per poll: auto gives it the whole share, few cycles, rather
+     * than cache-sized ones (the same on every rank: nonblocking calls match nonblocking). */
+    MPI_Offset cycle_hint = f->hints.value[WEFT_HINT_WEFT_CYCLE_SIZE];
+    if (c->nonblocking && cycle_hint == 0)
+        cycle_hint = share;
     weft_plan_input in = {
         .nprocs = f->nprocs,
         .first = t.first,
@@ -334,8 +339,7 @@ static void stage_decide(weft_coll_call *c)
         .aggregators_auto = f->hints.value[WEFT_HINT_WEFT_AGGREGATORS] == WEFT_AGGREGATORS_AUTO &&
                             f->hints.value[WEFT_HINT_CB_NODES] == 0,
         .total_bytes = total_bytes,
-        .cb_buffer_size = weft_plan_cycle_size(share, f->hints.value[WEFT_HINT_WEFT_CYCLE_SIZE],
-                                               senders),
+        .cb_buffer_size = weft_plan_cycle_size(share, cycle_hint, senders),
         .auto_bytes = 0, /* the cycle size */
         .partition = partition_of(&f->hints),
         .stripe_unit = f->hints.value[WEFT_HINT_STRIPING_UNIT],
@@ -440,6 +444,15 @@ static void stage_setup_agreed(weft_coll_call *c)
     int chosen = *remembered(c);
     if (chosen >= 0) {
         auto_settle(c, chosen, 0, 0);
+        return;
+    }
+    if (c->nonblocking) {
+        /* Timing a nonblocking call times the application's polling, not the schedules:
+         * data flow for writes (each completion posts its follow-up at once, whenever a poll
+         * comes), prefetch for reads through an asynchronous backend.  isend needs no rank to
+         * agree on the schedule (messages match by cycle whatever the order of phases). */
+        auto_settle(c, e->a->write ? WEFT_OVERLAP_WRITE_COMM_2
+                       : e->backend_async ? WEFT_OVERLAP_WRITE_COMM : WEFT_OVERLAP_NONE, 0, 0);
         return;
     }
     e->overlap = WEFT_OVERLAP_NONE;

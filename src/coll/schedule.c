@@ -17,6 +17,9 @@
  */
 #include "coll/engine.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "common/trace.h"
 
 typedef enum { SHUFFLE_POST, SHUFFLE_DONE, FILE_POST, FILE_DONE } phase;
@@ -112,6 +115,10 @@ static void run_phase(engine *e, half *h, int ph, int cycle)
 
 void weft_schedule_begin(engine *e, int which, int first, int end)
 {
+    if (which < 0 || which >= WEFT_OVERLAP_AUTO) { /* auto is resolved before (call.c) */
+        fprintf(stderr, "weft: internal error: no schedule %d\n", which);
+        abort();
+    }
     schedule_cursor *run = &e->run;
     *run = (schedule_cursor){.schedule = which, .first = first, .end = end};
     const schedule *s = schedule_of(e);
