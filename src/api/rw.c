@@ -330,6 +330,41 @@ static int nb_cancel(void *extra_state, int complete)
     return MPI_SUCCESS; /* a started collective cannot be taken back: MPI_Test_cancelled says 0 */
 }
 
+#ifdef MPICH_VERSION
+/* MPICH's extended generalized requests: the host's own MPI_Test/MPI_Wait on the request poll
+ * weft, so the request completes even where weft's MPI_Wait is bypassed (a PMPI tool ahead of
+ * weft, the Fortran bindings calling PMPI_Wait). */
+static int nb_poll(void *extra_state, MPI_Status *status)
+{
+    (void)extra_state;
+    (void)status;
+    weft_coll_progress();
+    return MPI_SUCCESS;
+}
+
+static int nb_wait(int count, void **states, double timeout, MPI_Status *status)
+{
+    (void)timeout;
+    (void)status;
+    for (int k = 0; k < count; k++) {
+        weft_nb_request *nb = states[k];
+        while (!__atomic_load_n(&nb->complete, __ATOMIC_ACQUIRE))
+            if (weft_coll_progress() == 0)
+                sched_yield();
+    }
+    return MPI_SUCCESS;
+}
+#endif
+
+static void nb_request_start(weft_nb_request *nb)
+{
+#ifdef MPICH_VERSION
+    MPIX_Grequest_start(nb_query, nb_free, nb_cancel, nb_poll, nb_wait, nb, &nb->request);
+#else
+    MPI_Grequest_start(nb_query, nb_free, nb_cancel, nb, &nb->request);
+#endif
+}
+
 /* Start a nonblocking collective.  with_request: a generalized request for the user (else a
  * split collective's).  Returns an MPI code; *out is NULL when the engine could not start. */
 static int start_collective(weft_file *f, const access_call *c, int with_request,
@@ -365,7 +400,7 @@ static int start_collective(weft_file *f, const access_call *c, int with_request
     nb->refs = 1;
     if (with_request && local_rc == 0) {
         nb->refs = 2;
-        MPI_Grequest_start(nb_query, nb_free, nb_cancel, nb, &nb->request);
+        nb_request_start(nb);
         weft_nb_remember(nb->request);
         *request = nb->request;
     }
