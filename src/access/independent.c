@@ -35,7 +35,8 @@ static int flush_run(weft_file *f, int write, run *r, MPI_Count *done, int *eof,
     unsigned long long syscalls = 0;
     int rc = write ? weft_xfer_pwritev_all(f->fd, r->iov, r->entries, r->start, &moved, &syscalls)
                    : weft_xfer_preadv_all(f->fd, r->iov, r->entries, r->start, &moved, &syscalls);
-    f->stats.syscalls += syscalls;
+    __atomic_add_fetch(&f->stats.syscalls, syscalls, __ATOMIC_RELAXED); /* nonblocking calls
+                                                                       run here on a thread */
     *done += moved;
     if (rc == 0 && !write && moved < r->bytes)
         *eof = 1;
@@ -198,7 +199,7 @@ static int sieved_read(weft_file *f, const weft_access *a, MPI_Count *done, MPI_
                 unsigned long long calls = 0;
                 chunk_start = offset;
                 rc = weft_xfer_preadv_all(f->fd, &iov, 1, chunk_start, &chunk_got, &calls);
-                f->stats.syscalls += calls;
+                __atomic_add_fetch(&f->stats.syscalls, calls, __ATOMIC_RELAXED);
                 if (rc) {
                     if (offset_out)
                         *offset_out = chunk_start;

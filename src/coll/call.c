@@ -5,8 +5,9 @@
  *               shuffle) allgathered; every rank builds the same plan from them (plan.c), or
  *               goes straight to the file when accesses do not interleave
  *   PLAN        the plan's construction agreed on
- *   VIEWS       views sent to aggregators and matched (exchange.c), then agreed on
- *   SETUP       the cycle buffers and staging allocated and agreed on, windows set up
+ *   VIEWS       views sent to aggregators and matched (exchange.c)
+ *   SETUP       the backend, cycle buffers and staging; one agreement on them and the views;
+ *               then the primitive's windows
  *   AUTO_*      weft_overlap=auto: the first cycle measured, then trials (schedule.c)
  *   CYCLES      the cycles under the schedule (schedule.c)
  *   FINAL       the outcome agreed on
@@ -26,6 +27,7 @@
 #include "coll/engine.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +289,26 @@ static void stage_facts(weft_coll_call *c)
     c->stage = DECIDE;
 }
 
+/* A nonblocking call that goes straight to the file runs the access on a thread of its own
+ * (it makes no MPI call), so the application computes meanwhile — where a core is free for it:
+ * the same rule as the transfer backends (weft_backend=auto picks threads only then). */
+static void *independent_worker(void *arg)
+{
+    weft_coll_call *c = arg;
+    MPI_Offset failed_at;
+    c->own_rc = weft_access_independent(c->e.f, c->e.a, &c->done, &failed_at);
+    __atomic_store_n(&c->worker_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static int offload_allowed(const weft_coll_call *c)
+{
+    const weft_file *f = c->e.f;
+    long long backend = f->hints.value[WEFT_HINT_WEFT_BACKEND];
+    int kind = backend == WEFT_BACKEND_AUTO ? c->e.cf->auto_backend : (int)backend;
+    return kind != WEFT_XFER_SYNC;
+}
+
 /* The facts are in: agree, go straight to the file, or build the plan. */
 static void stage_decide(weft_coll_call *c)
 {
@@ -319,12 +341,7 @@ static void stage_decide(weft_coll_call *c)
     /* With an overlap schedule two cycles are in flight, each in its share of the buffer. */
     MPI_Offset share = f->hints.value[WEFT_HINT_CB_BUFFER_SIZE] /
                        (e->overlap == WEFT_OVERLAP_NONE ? 1 : 2);
-    /* A nonblocking call moves on when the application polls (MPI_Test) or the progress
-     * thread wakes, a cycle or so per poll: auto gives it the whole share, few cycles, rather
-     * than cache-sized ones (the same on every rank: nonblocking calls match nonblocking). */
     MPI_Offset cycle_hint = f->hints.value[WEFT_HINT_WEFT_CYCLE_SIZE];
-    if (c->nonblocking && cycle_hint == 0)
-        cycle_hint = share;
     weft_plan_input in = {
         .nprocs = f->nprocs,
         .first = t.first,
@@ -354,6 +371,11 @@ static void stage_decide(weft_coll_call *c)
     if (independent) {
         f->stats.plan_seconds += weft_now() - c->t0;
         f->stats.collective_independent++;
+        if (c->nonblocking && offload_allowed(c) &&
+            pthread_create(&c->worker, NULL, independent_worker, c) == 0) {
+            c->stage = INDEPENDENT_RUN;
+            return;
+        }
         MPI_Offset failed_at;
         c->own_rc = weft_access_independent(f, e->a, &c->done, &failed_at);
         agree_post(c, c->own_rc);
@@ -407,7 +429,9 @@ static void stage_plan_agreed(weft_coll_call *c)
     c->stage = VIEWS_MATCH;
 }
 
-static void stage_views_agree(weft_coll_call *c)
+/* The views are in: the transfer backend and the call's memory, then one agreement on all of
+ * it before any data moves. */
+static void stage_setup(weft_coll_call *c)
 {
     engine *e = &c->e;
     weft_file *f = e->f;
@@ -420,15 +444,18 @@ static void stage_views_agree(weft_coll_call *c)
     e->backend_async = e->backend_kind != WEFT_XFER_SYNC;
     f->stats.plan_seconds += weft_now() - c->t0;
     weft_trace_end(c->t0, "plan + views", "plan", WEFT_TRACE_LANE_MPI, -1);
+    if (e->rc == 0)
+        weft_note_failure(e, setup_local(e));
     agree_post(c, e->rc);
-    c->stage = SETUP;
+    c->stage = SETUP_AGREED;
 }
 
 static void stage_setup_agreed(weft_coll_call *c)
 {
     engine *e = &c->e;
-    if (c->agree_out < 0) { /* allocation failed somewhere: the final agreement says where */
-        c->stage = FINAL;
+    if (c->agree_out < 0) { /* views or memory failed somewhere: no data moves */
+        c->agreed = c->agree_out;
+        c->stage = END;
         return;
     }
     if (e->shuffle->setup) {
@@ -471,6 +498,13 @@ step_result weft_call_advance(weft_coll_call *c)
         switch (c->stage) {
         case FACTS: stage_facts(c); break;
         case DECIDE: stage_decide(c); break;
+        case INDEPENDENT_RUN:
+            if (!__atomic_load_n(&c->worker_done, __ATOMIC_ACQUIRE))
+                return STEP_PENDING; /* only nonblocking calls get here, never waiting */
+            pthread_join(c->worker, NULL);
+            agree_post(c, c->own_rc);
+            c->stage = INDEPENDENT_AGREED;
+            break;
         case INDEPENDENT_AGREED:
             c->agreed = c->agree_out;
             c->stage = DONE;
@@ -481,23 +515,9 @@ step_result weft_call_advance(weft_coll_call *c)
                 return STEP_PENDING;
             if (!weft_requests_done(e, c->views.nrequests, c->views.requests))
                 return STEP_PENDING;
-            c->stage = VIEWS_AGREE;
+            c->stage = SETUP;
             break;
-        case VIEWS_AGREE: stage_views_agree(c); break;
-        case SETUP:
-            if (c->agree_out < 0) {
-                c->agreed = c->agree_out;
-                c->stage = END;
-                break;
-            }
-            {
-                int rc = setup_local(e);
-                weft_note_failure(e, rc);
-                /* Allocation failures are agreed on before any message flies. */
-                agree_post(c, rc);
-                c->stage = SETUP_AGREED;
-            }
-            break;
+        case SETUP: stage_setup(c); break;
         case SETUP_AGREED: stage_setup_agreed(c); break;
         case AUTO_FIRST:
             if (weft_schedule_advance(e) == STEP_PENDING)

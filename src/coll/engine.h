@@ -17,6 +17,7 @@
 #define WEFT_COLL_ENGINE_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -230,7 +231,7 @@ step_result weft_schedule_advance(engine *e);
 
 /* ---- A call (call.c) -------------------------------------------------------------------- */
 typedef enum {
-    FACTS, DECIDE, INDEPENDENT_AGREED, PLAN_AGREED, VIEWS_MATCH, VIEWS_AGREE, SETUP,
+    FACTS, DECIDE, INDEPENDENT_RUN, INDEPENDENT_AGREED, PLAN_AGREED, VIEWS_MATCH, SETUP,
     SETUP_AGREED, AUTO_FIRST, AUTO_PAYS, AUTO_TRIAL, AUTO_PICK, CYCLES, FINAL, FINAL_AGREED,
     END, DONE
 } stage;
@@ -249,6 +250,9 @@ struct weft_coll_call {
     MPI_Request request;        /* the stage's collective */
     int agree_in, agree_out;
     views_exchange views;
+    /* nonblocking, straight to the file: the access runs on a thread of its own */
+    pthread_t worker;
+    int worker_done;
     int degraded;
     /* auto */
     double measured[3], most[3];
