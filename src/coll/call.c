@@ -111,6 +111,7 @@ static int setup_local(engine *e)
         h->in_at = malloc(sizeof(MPI_Count) * (size_t)(P + 1));
         h->index = k;
         h->requests = malloc(sizeof(MPI_Request) * (size_t)(P + A + 1)); /* + a barrier */
+        h->drained = MPI_REQUEST_NULL;
         h->types = malloc(sizeof(MPI_Datatype) * (size_t)(P + A + 1));
         h->in_place = calloc((size_t)(P + A), 1);
         if (!h->out_at || !h->in_at || !h->requests || !h->types || !h->in_place ||

@@ -84,6 +84,8 @@ typedef struct half {
     MPI_Count *in_at;           /* P + 1 offsets of the incoming streams (aggregator) */
     MPI_Request *requests;
     int nreq;
+    MPI_Request drained;        /* put-lock, shm in resumable calls: the "drained" Ibarrier */
+    int moves_pending;          /* ... after which this rank's moves are still to be made */
     MPI_Datatype *types;        /* datatypes of transfers in flight, freed at completion */
     int ntypes;
     char *in_place;             /* isend: P flags (aggregator: rank r's data moves straight

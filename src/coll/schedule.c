@@ -82,7 +82,7 @@ static int ready(engine *e, half *h, int ph)
     if (e->blocking)
         return 1;
     if (ph == SHUFFLE_DONE)
-        return weft_requests_done(e, h->nreq, h->requests);
+        return weft_shuffle_ready(e, h);
     return weft_file_ready(e, h);
 }
 
@@ -162,8 +162,7 @@ static step_result advance_dataflow(engine *e)
             run->posted++;
             progressed = 1;
         }
-        if (run->shuffled < run->posted && run->shuffling[s] &&
-            weft_requests_test(H[s].nreq, H[s].requests)) {
+        if (run->shuffled < run->posted && run->shuffling[s] && weft_shuffle_ready(e, &H[s])) {
             weft_shuffle_complete(e, &H[s]);
             run->shuffling[s] = 0;
             weft_file_start(e, &H[s]);

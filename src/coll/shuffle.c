@@ -237,3 +237,10 @@ void weft_direct_moves(engine *e, half *h, int get,
             move_one(e, h, ag, get);
     }
 }
+
+int weft_shuffle_ready(engine *e, half *h)
+{
+    if (e->shuffle->advance && !e->shuffle->advance(e, h, e->a->write))
+        return 0;
+    return weft_requests_test(h->nreq, h->requests);
+}

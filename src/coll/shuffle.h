@@ -15,7 +15,7 @@
  * (rank 0's hint, or isend where the call cannot block); nothing branches on the kind.
  *
  *   isend      shuffle_isend.c  messages only; the default
- *   put-fence  shuffle_rma.c    MPI_Win_fence epochs; no testable completion
+ *   put-fence  shuffle_rma.c    MPI_Win_fence epochs; no testable completion, not resumable
  *   put-lock   shuffle_rma.c    lock(SHARED)/put/unlock with per-half barriers
  *   shm        shuffle_shm.c    memcpy through an MPI-3 shared window, isend across nodes
  *
@@ -65,6 +65,11 @@ typedef struct weft_shuffle_ops {
     /* After the streams of a cycle are posted: move the rest (write: into the aggregators'
      * halves; read: out of them).  May add requests to the half.  NULL: nothing. */
     void (*post)(struct engine *e, struct half *h, int write);
+    /* Calls that must not wait: what post left waiting on other ranks (put-lock's and shm's
+     * "drained" barrier, posted as an MPI_Ibarrier there), tested; once it completed, the
+     * moves and the rest are posted.  Returns 1 when all that is left is in the half's
+     * requests.  NULL: post did everything (as it does in calls that may wait). */
+    int (*advance)(struct engine *e, struct half *h, int write);
     /* After the half's requests completed: close what post opened.  NULL: nothing. */
     void (*complete)(struct engine *e, struct half *h, int write);
 } weft_shuffle_ops;
@@ -110,5 +115,7 @@ void weft_shuffle_post(struct engine *e, struct half *h, int cycle);
 void weft_shuffle_complete(struct engine *e, struct half *h);
 void weft_scatter_post(struct engine *e, struct half *h);
 void weft_scatter_complete(struct engine *e, struct half *h);
+/* May the half's shuffle complete without waiting?  (Advances the primitive's pending part.) */
+int weft_shuffle_ready(struct engine *e, struct half *h);
 
 #endif

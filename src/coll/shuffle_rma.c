@@ -16,9 +16,9 @@
  *
  * put-lock: puts inside MPI_Win_lock(SHARED)/MPI_Win_unlock per target (unlock completes them
  * at the target).  Synchronisation, per cycle, on a communicator of the half (a dup of the
- * file's): a blocking MPI_Barrier before the puts ("drained": every aggregator reached this
- * cycle's start, which in every schedule comes after the file access of the half's previous
- * cycle) and an MPI_Ibarrier after the unlocks ("full"), whose request joins the half's
+ * file's): a barrier before the puts ("drained": every aggregator reached this cycle's start,
+ * which in every schedule comes after the file access of the half's previous cycle; an
+ * MPI_Ibarrier waited on at once) and an MPI_Ibarrier after the unlocks ("full"), whose request joins the half's
  * requests.  Why barriers rather than per-pair notification messages: a "drained" signal must
  * reach every sender before it may put, which with messages is a rendezvous (clear-to-send,
  * put, done: three messages per pair per cycle) costing more than isend itself; the barrier is
@@ -27,8 +27,10 @@
  * barrier(c), ibarrier(c), barrier(c+2), ... in the same order on every rank, and the only
  * blocking wait a rank enters before its puts is for others to reach the same cycle's start.
  *
- * Neither is resumable (fences and the "drained" barrier block): nonblocking collectives use
- * isend instead.
+ * Neither is resumable (fences block; creating or growing the windows is a blocking
+ * collective): nonblocking collectives use isend instead.  A put-lock call that must not wait
+ * (a blocking call polled along with pending nonblocking ones) posts "drained" as an
+ * MPI_Ibarrier and makes its puts once it completes (lock_advance).
  */
 #include "coll/engine.h"
 
@@ -165,15 +167,39 @@ static void lock_move(engine *e, half *h, int ag, int get)
     weft_free_types(h);
 }
 
-/* "drained" barrier, my moves, then the "full" Ibarrier whose request joins the half's. */
+/* My moves, then the "full" Ibarrier whose request joins the half's. */
+static void lock_moves(engine *e, half *h, int write)
+{
+    weft_direct_moves(e, h, !write, lock_move);
+    MPI_Ibarrier(e->S->rma_half_comm[h->index], &h->requests[h->nreq++]);
+}
+
+/* "drained" barrier (waited on here, or tested by lock_advance in calls that must not wait),
+ * then the moves. */
 static void lock_post(engine *e, half *h, int write)
 {
-    MPI_Comm c = e->S->rma_half_comm[h->index];
     if (e->my_aggregator >= 0 && !write)
         rma_sync_self(e, h); /* the file data read into my half is public */
-    MPI_Barrier(c);
-    weft_direct_moves(e, h, !write, lock_move);
-    MPI_Ibarrier(c, &h->requests[h->nreq++]);
+    /* Always the nonblocking barrier, waited on at once by calls that may wait: a rank
+     * polling (with nonblocking calls pending) and one waiting must post matching ones. */
+    MPI_Ibarrier(e->S->rma_half_comm[h->index], &h->drained);
+    h->moves_pending = 1;
+    if (e->blocking) {
+        weft_requests_wait(1, &h->drained);
+        h->moves_pending = 0;
+        lock_moves(e, h, write);
+    }
+}
+
+static int lock_advance(engine *e, half *h, int write)
+{
+    if (!h->moves_pending)
+        return 1;
+    if (!weft_requests_test(1, &h->drained))
+        return 0;
+    h->moves_pending = 0;
+    lock_moves(e, h, write);
+    return 1;
 }
 
 static void lock_complete(engine *e, half *h, int write)
@@ -190,5 +216,6 @@ const weft_shuffle_ops weft_shuffle_put_lock_ops = {
     .streams_from = rma_none,
     .streams_to = rma_none,
     .post = lock_post,
+    .advance = lock_advance,
     .complete = lock_complete,
 };

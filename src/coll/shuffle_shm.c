@@ -6,7 +6,10 @@
  * shared buffer with standard MPI.  Ranks of other groups use isend streams, exactly as the
  * isend primitive.  Synchronisation as put-lock's (shuffle_rma.c), over the group's half
  * communicators, and only in groups holding an aggregator of the call.  Reads: group members
- * copy out of the half, others get streams.  Not resumable (the "drained" barrier blocks).
+ * copy out of the half, others get streams.  A call that must not wait (a blocking call polled
+ * along with pending nonblocking ones) posts the "drained" barrier as an MPI_Ibarrier and
+ * makes its copies once it completes (shm_advance).  Not resumable all the same: creating or
+ * growing the window is a blocking collective, so nonblocking calls use isend.
  *
  * Also the release of every primitive's per-file windows and communicators.
  */
@@ -123,20 +126,44 @@ static void shm_move(engine *e, half *h, int ag, int get)
                      weft_piece_copy, &ctx);
 }
 
-/* "drained" barrier, my copies, then the "full" Ibarrier whose request joins the half's. */
+/* The "full" Ibarrier once my copies are in (its request joins the half's). */
+static void shm_moves(engine *e, half *h, int write)
+{
+    MPI_Win_sync(e->S->shm_win);
+    weft_direct_moves(e, h, !write, shm_move);
+    MPI_Win_sync(e->S->shm_win);
+    MPI_Ibarrier(e->S->shm_half_comm[h->index], &h->requests[h->nreq++]);
+}
+
+/* "drained" barrier (waited on here, or tested by shm_advance in calls that must not wait),
+ * my copies, then the "full" Ibarrier. */
 static void shm_post(engine *e, half *h, int write)
 {
     if (!e->shm_sync) {
         weft_direct_moves(e, h, !write, shm_move); /* group of one, or without aggregator */
         return;
     }
-    MPI_Comm c = e->S->shm_half_comm[h->index];
+    /* Always the nonblocking barrier, waited on at once by calls that may wait: a rank
+     * polling (with nonblocking calls pending) and one waiting must post matching ones. */
     MPI_Win_sync(e->S->shm_win);
-    MPI_Barrier(c);
-    MPI_Win_sync(e->S->shm_win);
-    weft_direct_moves(e, h, !write, shm_move);
-    MPI_Win_sync(e->S->shm_win);
-    MPI_Ibarrier(c, &h->requests[h->nreq++]);
+    MPI_Ibarrier(e->S->shm_half_comm[h->index], &h->drained);
+    h->moves_pending = 1;
+    if (e->blocking) {
+        weft_requests_wait(1, &h->drained);
+        h->moves_pending = 0;
+        shm_moves(e, h, write);
+    }
+}
+
+static int shm_advance(engine *e, half *h, int write)
+{
+    if (!h->moves_pending)
+        return 1;
+    if (!weft_requests_test(1, &h->drained))
+        return 0;
+    h->moves_pending = 0;
+    shm_moves(e, h, write);
+    return 1;
 }
 
 static void shm_complete(engine *e, half *h, int write)
@@ -154,6 +181,7 @@ const weft_shuffle_ops weft_shuffle_shm_ops = {
     .streams_from = shm_streams_from,
     .streams_to = shm_streams_to,
     .post = shm_post,
+    .advance = shm_advance,
     .complete = shm_complete,
 };
 
