@@ -274,7 +274,7 @@ struct weft_nb_request {
     double began;
     weft_coll_call *call;
     MPI_Request request;        /* the generalized request, or MPI_REQUEST_NULL (split) */
-    int refs;                   /* completion, and the request's free_fn */
+    int refs;                   /* completion, and the owner (free_fn or the split's _end) */
     int complete;
     MPI_Count done;
     int code;                   /* the call's MPI error code */
@@ -397,18 +397,30 @@ static int start_collective(weft_file *f, const access_call *c, int with_request
             f->individual_fp = nb->p.start + nb->p.bytes / f->view.etype_size;
     }
     int local_rc = nb->p.rc;
-    nb->refs = 1;
+    /* References: the completion's, and the owner's (the request's free_fn, or the split
+     * collective's _end) unless the start fails here and nobody waits for the call. */
+    nb->refs = local_rc == 0 ? 2 : 1;
     if (with_request && local_rc == 0) {
-        nb->refs = 2;
         nb_request_start(nb);
         weft_nb_remember(nb->request);
         *request = nb->request;
     }
     weft_coll_lock();
     int rc = weft_coll_start(f, &nb->p.a, local_rc, nb_completed, nb, &nb->call);
-    if (rc < 0) { /* the other ranks will wait for this one: say so loudly */
+    if (rc < 0) { /* out of memory: the other ranks will wait for this one; say so loudly */
         weft_coll_unlock();
-        return weft_raise(f, c->fn, rc, "starting the collective");
+        if (nb->kept != MPI_DATATYPE_NULL)
+            weft_view_drop_type(&nb->kept);
+        nb->code = weft_raise(f, c->fn, rc, "starting the collective");
+        __atomic_store_n(&nb->complete, 1, __ATOMIC_RELEASE);
+        if (nb->request != MPI_REQUEST_NULL) {
+            weft_nb_completed(nb->request, nb->code);
+            MPI_Grequest_complete(nb->request);
+        }
+        *out = local_rc == 0 ? nb : NULL;
+        int failed = nb->code;
+        nb_release(nb); /* the completion's reference */
+        return failed;
     }
     *out = nb;
     if (local_rc < 0) { /* the call runs on for the others; reported here, no request */
