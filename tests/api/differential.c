@@ -298,9 +298,69 @@ static MPI_Offset place(const rank_case *c, MPI_Count pos)
     return -1;
 }
 
-static int do_write(MPI_File fh, rank_case *c, const void *buf)
+/* WEFT_TEST_NONBLOCKING: weft's collective writes and reads go through the nonblocking forms
+ * ("1": MPI_File_iwrite_at_all / iwrite_all + MPI_Wait) or the split collectives ("split":
+ * ..._begin / ..._end); the host's stay blocking. */
+enum { ROUTE_BLOCKING, ROUTE_NONBLOCKING, ROUTE_SPLIT };
+static int route;
+
+static int route_from_env(void)
+{
+    const char *v = getenv("WEFT_TEST_NONBLOCKING");
+    if (!v || !*v || strcmp(v, "0") == 0)
+        return ROUTE_BLOCKING;
+    return strcmp(v, "split") == 0 ? ROUTE_SPLIT : ROUTE_NONBLOCKING;
+}
+
+/* A collective write (at = 1: explicit offset, else the individual pointer) by the route. */
+static int collective_write(MPI_File fh, int at, MPI_Offset offset, const void *buf, int count,
+                            MPI_Datatype type)
 {
     MPI_Status st;
+    MPI_Request request;
+    int rc;
+    switch (route) {
+    case ROUTE_NONBLOCKING:
+        rc = at ? MPI_File_iwrite_at_all(fh, offset, buf, count, type, &request)
+                : MPI_File_iwrite_all(fh, buf, count, type, &request);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&request, &st);
+    case ROUTE_SPLIT:
+        rc = at ? MPI_File_write_at_all_begin(fh, offset, buf, count, type)
+                : MPI_File_write_all_begin(fh, buf, count, type);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        return at ? MPI_File_write_at_all_end(fh, buf, &st) : MPI_File_write_all_end(fh, buf, &st);
+    default:
+        return at ? MPI_File_write_at_all(fh, offset, buf, count, type, &st)
+                  : MPI_File_write_all(fh, buf, count, type, &st);
+    }
+}
+
+static int collective_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
+                              MPI_Datatype type, MPI_Status *st)
+{
+    MPI_Request request;
+    int rc;
+    switch (route) {
+    case ROUTE_NONBLOCKING:
+        rc = MPI_File_iread_at_all(fh, offset, buf, count, type, &request);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&request, st);
+    case ROUTE_SPLIT:
+        rc = MPI_File_read_at_all_begin(fh, offset, buf, count, type);
+        return rc != MPI_SUCCESS ? rc : MPI_File_read_at_all_end(fh, buf, st);
+    default:
+        return MPI_File_read_at_all(fh, offset, buf, count, type, st);
+    }
+}
+
+static int do_write(MPI_File fh, rank_case *c, const void *buf, int weft)
+{
+    MPI_Status st;
+    if (weft && route != ROUTE_BLOCKING && (c->op == 1 || c->op == 3)) {
+        if (c->op == 3)
+            MPI_File_seek(fh, c->offset, MPI_SEEK_SET);
+        return collective_write(fh, c->op == 1, c->offset, buf, c->count, c->memtype);
+    }
     switch (c->op) {
     case 0: return MPI_File_write_at(fh, c->offset, buf, c->count, c->memtype, &st);
     case 1: return MPI_File_write_at_all(fh, c->offset, buf, c->count, c->memtype, &st);
@@ -331,8 +391,8 @@ static void run_case(uint64_t seed, int index, MPI_File weft_fh, MPI_File host_f
     CHECK_MPI(MPI_File_set_size(host_fh, 0));
     CHECK_MPI(MPI_File_set_view(weft_fh, c.disp, c.etype, c.filetype, "native", MPI_INFO_NULL));
     CHECK_MPI(MPI_File_set_view(host_fh, c.disp, c.etype, c.filetype, "native", MPI_INFO_NULL));
-    CHECK_MPI(do_write(weft_fh, &c, buf));
-    CHECK_MPI(do_write(host_fh, &c, buf));
+    CHECK_MPI(do_write(weft_fh, &c, buf, 1));
+    CHECK_MPI(do_write(host_fh, &c, buf, 0));
     CHECK_MPI(MPI_File_sync(weft_fh));
     CHECK_MPI(MPI_File_sync(host_fh));
     MPI_Barrier(MPI_COMM_WORLD);
@@ -392,7 +452,7 @@ static void run_case(uint64_t seed, int index, MPI_File weft_fh, MPI_File host_f
     MPI_Status st;
     /* Read back collectively in odd cases (through the aggregators), independently otherwise. */
     if (index % 2 || collective_only)
-        CHECK_MPI(MPI_File_read_at_all(weft_fh, c.offset, rbuf, c.read_count, c.readtype, &st));
+        CHECK_MPI(collective_read_at(weft_fh, c.offset, rbuf, c.read_count, c.readtype, &st));
     else
         CHECK_MPI(MPI_File_read_at(weft_fh, c.offset, rbuf, c.read_count, c.readtype, &st));
     MPI_Count got = -1;
@@ -455,6 +515,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     int matrix = argc > 2 && strcmp(argv[1], "--matrix") == 0 ? atoi(argv[2]) : 0;
     collective_only = matrix > 0;
+    route = route_from_env();
+    if (rank == 0 && route != ROUTE_BLOCKING)
+        printf("differential: weft's collective calls %s\n",
+               route == ROUTE_SPLIT ? "split (begin/end)" : "nonblocking (+ MPI_Wait)");
     int cases = matrix ? 0 : argc > 1 ? atoi(argv[1]) : 200;
     scale = matrix ? 1 : argc > 2 ? atoi(argv[2]) : 1;
     piece = matrix ? 1 : argc > 3 ? atoi(argv[3]) : 1;
