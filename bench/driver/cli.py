@@ -15,7 +15,7 @@ from . import suites as suitemod
 from .errors import BadInput
 from .machine import machine_info
 from .plan import make_plan
-from .runner import last_lines, parse_json_lines, parse_weft_stats, run_cmd
+from .runner import crash_signal, last_lines, parse_json_lines, parse_weft_stats, run_cmd, signal_name
 
 DESCRIPTION = """\
 Measure weft and every MPI-IO this machine has on the same access patterns, side by side,
@@ -40,6 +40,13 @@ implementations (--impl):
 
 patterns (suite cases, --pattern to select): ior, tile, block3d, flash, strided, checkpoint
 
+nonblocking collective writes: a case of ior (coll), tile, block3d or flash with
+  "nonblocking": "iwrite_all" | "iwrite_at_all" writes with the blocking call (T_io), then with
+  the nonblocking one while every rank computes for T_io (MPI_Test every millisecond, then
+  MPI_Wait: T_total), and reports hidden = (T_io + T_comp - T_total) / T_io in [0, 1]
+  (docs/PERFORMANCE.md). The suite "nonblocking" has them:
+  ./weft bench --suite nonblocking --ranks 1      (and --ranks 2)
+
 binaries: weft-bench is looked for in BUILD/{openmpi,mpich}/bench/weft-bench/ and libweft.so in
   BUILD/{openmpi,mpich}/, BUILD being --build-dir, $WEFT_BUILD_DIR or <repo>/build.
 
@@ -55,7 +62,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(prog="weft bench"):
     p = _Parser(prog=prog, description=DESCRIPTION, epilog=EPILOG,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--suite", default="quick", metavar="quick|standard|FILE",
+    p.add_argument("--suite", default="quick", metavar="quick|standard|nonblocking|FILE",
                    help="suite name (bench/suites/NAME.json) or a suite JSON file (default: quick)")
     p.add_argument("--impl", action="extend", nargs="+", metavar="NAME",
                    help="implementations to run (default: the suite's list, or all that are built); "
@@ -194,6 +201,9 @@ def execute(run, timeout, state):
            "dir": run.dir, "ranks": run.ranks, "impl": impl.name, "rep": run.rep, "status": "ok",
            "error": None, "verified": None, "write_MiBs": None, "read_MiBs": None, "write_s": None,
            "read_s": None, "bytes": None, "seconds": None, "wall_s": 0.0, "weft_stats": None, "cmd": None}
+    nonblocking = suitemod.is_nonblocking(case)
+    if nonblocking:
+        rec.update({k: None for k in suitemod.NB_FIELDS})
     if impl.problem:
         rec.update(status="failed", error=impl.problem, verified=False)
         return rec
@@ -225,8 +235,15 @@ def execute(run, timeout, state):
     if data:
         for k in ("verified", "write_MiBs", "read_MiBs", "write_s", "read_s", "bytes", "seconds"):
             rec[k] = data.get(k)
+        if nonblocking:
+            for k in suitemod.NB_FIELDS:
+                rec[k] = data.get(k)
         rec["record"] = data
     rec["weft_stats"] = parse_weft_stats(r.out)
+    sig = None if r.timed_out or r.rc == 0 else crash_signal(r.rc, r.err, r.out)
+    crashed = f"crashed (signal {sig}, {signal_name(sig)}): " if sig else ""
+    if sig:
+        rec["signal"] = sig
     if r.timed_out:
         state["timed_out"].add(run.key)
         state["timeouts"][impl.name] = state["timeouts"].get(impl.name, 0) + 1
@@ -242,13 +259,13 @@ def execute(run, timeout, state):
                    error=f"libweft.so was not loaded: {line.strip()[:300]}")
     elif data is None:
         rec.update(status="crashed", verified=False,
-                   error=f"exit {r.rc}, no result: {last_lines(r.err or r.out) or 'no output'}")
+                   error=f"{crashed}exit {r.rc}, no result: {last_lines(r.err or r.out) or 'no output'}")
     elif not full:
-        rec.update(status="crashed", verified=False, error=data.get("error") or f"exit {r.rc}")
+        rec.update(status="crashed", verified=False, error=crashed + (data.get("error") or f"exit {r.rc}"))
     elif data.get("verified") is not True:
         rec.update(status="unverified", error=data.get("error") or "verification failed")
     elif r.rc != 0:
-        rec.update(status="crashed", error=f"exit {r.rc} after a verified run: {last_lines(r.err)}")
+        rec.update(status="crashed", error=f"{crashed}exit {r.rc} after a verified run: {last_lines(r.err)}")
     return rec
 
 

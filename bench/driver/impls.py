@@ -50,6 +50,10 @@ class Impl:
         from .suites import POSIX_PATTERNS
         return self.api != "posix" or pattern in POSIX_PATTERNS
 
+    def supports_case(self, case):
+        """posix has no nonblocking collective write either."""
+        return self.supports(case["pattern"]) and not (self.api == "posix" and case["args"].get("nonblocking"))
+
     def env(self, stats=True):
         env = {}
         if self.kind == "weft":

@@ -35,7 +35,7 @@ def make_plan(cases, dirs, ranks_list, impls, reps, seed=ORDER_SEED):
     runs = []
     for rep in range(reps):
         for case in cases:
-            usable = [i for i in impls if i.supports(case["pattern"])]
+            usable = [i for i in impls if i.supports_case(case)]
             if not usable:
                 continue
             for d in dirs:

@@ -85,6 +85,37 @@ def parse_weft_stats(text):
     return total if found else None
 
 
+# How each launcher says a rank died of a signal.
+_SIGNAL_RES = (
+    re.compile(r"exited on signal (\d+)"),                  # Open MPI's mpirun
+    re.compile(r"KILLED BY SIGNAL: (\d+)"),                 # MPICH's hydra
+    re.compile(r"EXIT STRING: [^\n]*\(signal (\d+)\)"),     # MPICH's hydra
+    re.compile(r"\bSignal: [^\n]*\((\d+)\)"),               # Open MPI's signal handler
+    re.compile(r"Caught signal (\d+)\b"),                   # UCX's handler
+)
+
+
+def crash_signal(rc, *texts):
+    """The signal that killed the run (a rank, or the launcher itself), or None."""
+    if rc is not None and rc < 0:
+        return -rc
+    for rx in _SIGNAL_RES:
+        for t in texts:
+            m = rx.search(t or "")
+            if m and 0 < int(m.group(1)) < 65:
+                return int(m.group(1))
+    if rc is not None and 128 < rc < 160:   # a shell's or launcher's 128 + signal
+        return rc - 128
+    return None
+
+
+def signal_name(n):
+    try:
+        return signal.Signals(n).name
+    except ValueError:
+        return f"signal {n}"
+
+
 def last_lines(text, n=3, width=300):
     lines = [l.strip() for l in text.splitlines() if l.strip() and not set(l.strip()) <= set("-=*")]
     s = " | ".join(lines[-n:])

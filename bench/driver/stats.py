@@ -1,5 +1,8 @@
 """Statistics over repetitions: median and min-max."""
 
+# The nonblocking figures summarized over repetitions (seconds, the fraction, a count).
+NB_STATS = ("t_io", "t_comp", "t_total", "hidden", "hidden_raw", "tests_called", "t_post", "t_wait")
+
 
 def median(xs):
     xs = sorted(xs)
@@ -46,6 +49,8 @@ def summary_rows(runs, impls_meta, limits=None):
                     errors.append(r["error"])
         rows.append({
             "case": case, "pattern": rs[0]["pattern"], "dir": d, "ranks": ranks, "impl": impl,
+            "nb": _nb_summary(rs),
+            "signals": sorted({r["signal"] for r in rs if r.get("signal")}),
             "kind": (impls_meta.get(impl) or {}).get("kind", "host"),
             "runs": len(rs), "ok": len(ok),
             "failed": len(rs) - len(ok),
@@ -73,6 +78,18 @@ def summary_rows(runs, impls_meta, limits=None):
             lim = (fio.get(f"{row['dir']}|{row['ranks']}") or {}).get(f"{m}_MiBs")
             row[m]["vs_fio"] = (v / lim) if (v is not None and lim) else None
     return rows
+
+
+def _nb_summary(rs):
+    """Medians and ranges of the nonblocking figures (each over the runs that produced it), the
+    call measured; None for a case that is not nonblocking."""
+    call = next((r.get("nonblocking") or (r.get("args") or {}).get("nonblocking")
+                 for r in rs if r.get("nonblocking") or (r.get("args") or {}).get("nonblocking")), None)
+    if call is None and not any("hidden" in r for r in rs):
+        return None
+    out = {k: summarize([r.get(k) for r in rs]) for k in NB_STATS}
+    out["call"] = call
+    return out
 
 
 def _stats_medians(stats_list):

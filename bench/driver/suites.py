@@ -9,6 +9,11 @@ A suite is a JSON file (bench/suites/<name>.json or any path):
      "cases": [{"name": "ior-1M", "pattern": "ior", "args": {"block-size": "1M", "segments": 8}}]}
 
 Case args become weft-bench options (`"tile": [16, 8]` -> `--tile 16 8`).
+
+`"nonblocking": "iwrite_all"` (or "iwrite_at_all") makes a case of a collective write (ior in
+coll mode, tile, block3d, flash) a nonblocking measurement: every run writes the file with the
+blocking call (T_io) and then with the nonblocking one while computing (T_total), and reports
+the fraction of the I/O time hidden (NB_FIELDS; weft-bench --help, docs/PERFORMANCE.md).
 """
 import json
 import os
@@ -18,16 +23,20 @@ from .errors import BadInput
 
 # weft-bench's patterns and the options each accepts.
 PATTERNS = {
-    "ior": {"block-size", "segments", "transfer-size", "mode"},
-    "tile": {"elem-size", "tile", "grid"},
-    "block3d": {"n", "elem-size", "grid"},
-    "flash": {"nvars", "nxb", "guard", "blocks"},
+    "ior": {"block-size", "segments", "transfer-size", "mode", "nonblocking"},
+    "tile": {"elem-size", "tile", "grid", "nonblocking"},
+    "block3d": {"n", "elem-size", "grid", "nonblocking"},
+    "flash": {"nvars", "nxb", "guard", "blocks", "nonblocking"},
     "strided": {"mode", "elem-size", "count", "gap"},
     "checkpoint": {"n", "iters", "every"},
 }
 COMMON_ARGS = {"no-sync", "no-hole-check", "no-posix-check", "hints"}
 # Patterns the posix baseline (pwrite/pread of the same bytes) can do.
 POSIX_PATTERNS = {"ior", "tile", "block3d", "flash", "strided"}
+# The nonblocking calls weft-bench --nonblocking measures, and what its records add.
+NB_CALLS = ("iwrite_all", "iwrite_at_all")
+NB_FIELDS = ("nonblocking", "t_io", "t_comp", "t_total", "hidden", "hidden_raw", "tests_called",
+             "t_post", "t_wait", "nb_verified")
 
 SUITE_KEYS = {"name", "description", "reps", "ranks", "dirs", "timeout", "impls", "hint_sets",
               "limits", "cases"}
@@ -163,6 +172,9 @@ def validate_case(c, where):
                     all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)):
                 raise BadInput(f"{where}: grid must be {want} non-negative integers "
                                "(0 = MPI_Dims_create's choice)")
+        elif k == "nonblocking":
+            if v not in NB_CALLS:
+                raise BadInput(f"{where}: nonblocking is {' or '.join(NB_CALLS)}")
         elif k in ("mode", "hints"):
             if not isinstance(v, str):
                 raise BadInput(f"{where}: {k} must be a string")
@@ -173,6 +185,8 @@ def validate_case(c, where):
             raise BadInput(f"{where}: {k} must be a non-negative integer")
     if p == "ior" and args.get("mode", "coll") not in ("coll", "indep"):
         raise BadInput(f"{where}: ior mode is coll or indep")
+    if "nonblocking" in args and p == "ior" and args.get("mode", "coll") != "coll":
+        raise BadInput(f"{where}: nonblocking needs collective writes (ior mode coll)")
     if p == "strided" and args.get("mode", "memtype") not in ("memtype", "fileview"):
         raise BadInput(f"{where}: strided mode is memtype or fileview")
     name = c.get("name") or default_case_name(p, args)
@@ -180,6 +194,15 @@ def validate_case(c, where):
 
 
 def default_case_name(p, a):
+    name = _default_name(p, a)
+    return f"{name} {a['nonblocking']}" if a.get("nonblocking") else name
+
+
+def is_nonblocking(case):
+    return bool(case["args"].get("nonblocking"))
+
+
+def _default_name(p, a):
     if p == "ior":
         return f"ior {fmt_size(parse_size(a.get('block-size', '1M')))} {a.get('mode', 'coll')}"
     if p == "tile":
