@@ -82,6 +82,9 @@ def build_parser(prog="weft bench"):
     p.add_argument("--timeout", type=float, metavar="SEC",
                    help="per-run timeout in seconds (default: the suite's); the run's process "
                         "group is killed and the run recorded as failed")
+    p.add_argument("--bind-to", choices=suitemod.BINDINGS, metavar="none|core|socket|hwthread",
+                   help="the launcher's process binding (default: the suite's \"bind\", else the "
+                        "launcher's own: Open MPI binds each rank to a core up to 2 ranks)")
     p.add_argument("--build-dir", metavar="DIR",
                    help="build tree holding openmpi/ and mpich/ builds (default: $WEFT_BUILD_DIR "
                         "or <repo>/build)")
@@ -215,7 +218,7 @@ def execute(run, timeout, state):
         return rec
     path = os.path.join(run.dir, f"weft-bench.{os.getpid()}.{run.index}.dat")
     args = suitemod.case_argv(case) + ["--file", path, "--seed", str(state["seed"] + run.index)]
-    cmd = impl.command(run.ranks, args)
+    cmd = impl.command(run.ranks, args, bind=state.get("bind"))
     rec["cmd"] = " ".join(cmd)
     # Untimed: write back what earlier runs left dirty (their unlinked files' journal, other
     # files), so a run is not throttled for its predecessor's writeback — on ext4 that made any
@@ -323,6 +326,7 @@ def _main(argv, repo, prog):
                                f"(cases: {', '.join(c['name'] for c in suite['cases'])})")
         cases = [c for c in cases if c["name"] in names]
     reps = args.reps or suite["reps"]
+    bind = args.bind_to or suite["bind"]
     ranks_list = list(dict.fromkeys(args.ranks or suite["ranks"]))
     timeout = args.timeout or suite["timeout"]
     build_root = os.path.abspath(args.build_dir or implmod.default_build_root(repo))
@@ -362,7 +366,7 @@ def _main(argv, repo, prog):
     t0 = time.time()
     results = {
         # The suite as run: --reps/--ranks override its defaults, and the report says so.
-        "version": 1, "suite": dict(suite, reps=reps, ranks=ranks_list),
+        "version": 1, "suite": dict(suite, reps=reps, ranks=ranks_list, bind=bind),
         "command": " ".join([prog] + list(argv)),
         "started": datetime.datetime.now().isoformat(timespec="seconds"),
         "machine": machine_info(dirs, catalog.mpiruns),
@@ -376,7 +380,7 @@ def _main(argv, repo, prog):
         if run_limits:
             measure_limits(results, suite, dirs, ranks_list, impls, catalog, timeout, fio_size, progress)
         state = {"timed_out": set(), "timeouts": {}, "broken": set(),
-                 "seed": int(time.time()) & 0xffffffff}
+                 "seed": int(time.time()) & 0xffffffff, "bind": bind}
         for i, run in enumerate(plan):
             progress.start(run, plan[i:])
             rec = execute(run, timeout, state)
@@ -427,7 +431,7 @@ def measure_limits(results, suite, dirs, ranks_list, impls, catalog, timeout, fi
 def list_things(repo, suite, cases, catalog):
     print("suites: " + ", ".join(suitemod.available_suites(repo)))
     print(f"suite {suite['name']}: reps {suite['reps']}, ranks {suite['ranks']}, dirs {suite['dirs']}, "
-          f"timeout {suite['timeout']}s")
+          f"timeout {suite['timeout']}s" + (f", bind-to {suite['bind']}" if suite.get("bind") else ""))
     for c in cases:
         print(f"  case {c['name']!r}: {' '.join(suitemod.case_argv(c))}")
     print(f"build dir: {catalog.build_root}")

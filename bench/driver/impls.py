@@ -64,14 +64,18 @@ class Impl:
                 env["WEFT_STATS"] = "1"
         return env
 
-    def command(self, ranks, args, stats=True, ncores=None):
-        """The full mpirun command line running weft-bench with `args`."""
+    def command(self, ranks, args, stats=True, ncores=None, bind=None):
+        """The full mpirun command line running weft-bench with `args`; `bind` is the launcher's
+        process binding (none, core, ...), None for its default (Open MPI binds every rank to
+        one core up to 2 ranks, MPICH's hydra binds nothing)."""
         ncores = ncores or os.cpu_count() or 1
         cmd = [self.mpirun]
         if self.flavour == "openmpi":
             if hasattr(os, "geteuid") and os.geteuid() == 0:
                 cmd.append("--allow-run-as-root")
             cmd += ["--oversubscribe", "--mca", "btl", "self,vader"]
+            if bind:
+                cmd += ["--bind-to", bind]
             if ranks > ncores:
                 cmd += ["--mca", "mpi_yield_when_idle", "1"]
             for i in range(0, len(self.mca), 2):
@@ -79,6 +83,8 @@ class Impl:
             for k, v in self.env(stats).items():
                 cmd += ["-x", f"{k}={v}"]
         else:
+            if bind:
+                cmd += ["-bind-to", bind]
             for k, v in self.env(stats).items():
                 cmd += ["-genv", k, v]
         cmd += ["-n", str(ranks), self.binary] + list(args) + ["--impl-label", self.name]

@@ -279,6 +279,9 @@ def write_markdown(results, out_dir, plots=()):
              "pread (size, data, holes zero). A run whose check fails counts as failed.")
     L.append("- Reads come right after the writes, so they are usually served from the page cache, "
              "as are fio's.")
+    if suite.get("bind"):
+        L.append(f"- Processes were launched with `--bind-to {suite['bind']}` (Open MPI) / "
+                 f"`-bind-to {suite['bind']}` (MPICH).")
     ncores = m.get("cores") or 0
     if any(r["ranks"] > ncores for r in rows) and ncores:
         L.append(f"- Some runs use more ranks than the machine's {ncores} cores: "

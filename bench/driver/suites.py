@@ -3,7 +3,7 @@
 A suite is a JSON file (bench/suites/<name>.json or any path):
 
     {"name": "quick", "reps": 3, "ranks": [2], "dirs": ["/dev/shm", "/var/tmp"],
-     "timeout": 30, "impls": ["weft", "romio-mpich", ...] | "all",
+     "timeout": 30, "impls": ["weft", "romio-mpich", ...] | "all", "bind": "none" (optional),
      "hint_sets": {"my-set": {"weft_overlap": "write"}},
      "limits": {"fio": true, "fio_size": "32M", "pingpong": true},
      "cases": [{"name": "ior-1M", "pattern": "ior", "args": {"block-size": "1M", "segments": 8}}]}
@@ -39,7 +39,9 @@ NB_FIELDS = ("nonblocking", "t_io", "t_comp", "t_total", "hidden", "hidden_raw",
              "t_post", "t_wait", "nb_verified")
 
 SUITE_KEYS = {"name", "description", "reps", "ranks", "dirs", "timeout", "impls", "hint_sets",
-              "limits", "cases"}
+              "limits", "cases", "bind"}
+# Process bindings both launchers know (Open MPI --bind-to, MPICH hydra -bind-to).
+BINDINGS = ("none", "core", "socket", "hwthread")
 
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kKmMgGtT]?)(i?B)?\s*$")
 
@@ -119,8 +121,11 @@ def validate_suite(data, source="suite"):
         "impls": data.get("impls", "all"),
         "hint_sets": data.get("hint_sets", {}),
         "limits": dict({"fio": True, "fio_size": "64M", "pingpong": True}, **data.get("limits", {})),
+        "bind": data.get("bind"),
         "cases": [],
     }
+    if s["bind"] is not None and s["bind"] not in BINDINGS:
+        raise BadInput(f"{source}: bind is one of {', '.join(BINDINGS)} (or absent: the launcher's default)")
     if not isinstance(s["reps"], int) or isinstance(s["reps"], bool) or s["reps"] < 1:
         raise BadInput(f"{source}: reps must be a positive integer")
     if not isinstance(s["timeout"], (int, float)) or s["timeout"] <= 0:

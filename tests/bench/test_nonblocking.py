@@ -28,6 +28,22 @@ def test_nonblocking_suite_loads():
         if c["pattern"] == "ior":
             assert c["args"]["mode"] == "coll"
     assert "posix" not in s["impls"]
+    assert s["bind"] == "none"       # a 1-rank run bound to one core has no core free for progress
+
+
+def test_bind():
+    o = Impl("ompio", "openmpi", "host", "o")
+    o.mpirun, o.binary = "mpirun", "wb"
+    m = Impl("romio-mpich", "mpich", "host", "r")
+    m.mpirun, m.binary = "mpiexec", "wb"
+    cmd = o.command(1, [], bind="none")
+    assert cmd[cmd.index("--bind-to") + 1] == "none"
+    cmd = m.command(1, [], bind="none")
+    assert cmd[cmd.index("-bind-to") + 1] == "none"
+    assert "--bind-to" not in o.command(1, []) and "-bind-to" not in m.command(1, [])
+    assert suites.validate_suite({"cases": [{"pattern": "ior"}]})["bind"] is None
+    with pytest.raises(BadInput, match="bind is one of"):
+        suites.validate_suite({"cases": [{"pattern": "ior"}], "bind": "everywhere"})
 
 
 def test_nonblocking_case_argv_and_name():
@@ -312,7 +328,9 @@ def test_run_with_a_crashing_implementation(tmp_path, capsys):
                and r["error"].startswith("crashed (signal 11, SIGSEGV)") for r in by["romio-ompi"])
     assert all(r["status"] == "ok" and r["hidden"] == 0.75 and r["tests_called"] == 10
                for r in by["ompio"])
+    assert all("--bind-to none" in r["cmd"] or "-bind-to none" in r["cmd"] for r in res["runs"])
     md = (out / "report.md").read_text()
+    assert "launched with `--bind-to none`" in md
     assert '<span style="color:red">crashed (signal 11)</span>' in md
     assert "| tile 8B iwrite_all | ompio | 1 | iwrite_all |" in md
     assert os.listdir(data) == []
