@@ -220,6 +220,14 @@ void weft_free_types(half *h);
 /* ---- shuffle.c (for the primitives) ----------------------------------------------------- */
 void weft_direct_moves(engine *e, half *h, int get,
                        void (*move_one)(engine *e, half *h, int ag, int get));
+/* put-lock and shm: a half's moves wait for the "drained" barrier on `comm` (every member's
+ * half is free).  post: MPI_Ibarrier, waited on and followed by the moves at once in a
+ * blocking call; advance (the primitive's hook): 1 once the barrier completed and the moves
+ * were made, 0 while it is still pending. */
+void weft_drained_post(engine *e, half *h, MPI_Comm comm,
+                       void (*moves)(engine *e, half *h, int write), int write);
+int weft_drained_advance(engine *e, half *h, void (*moves)(engine *e, half *h, int write),
+                         int write);
 
 /* ---- file_access.c --------------------------------------------------------------------- */
 void weft_file_start(engine *e, half *h);

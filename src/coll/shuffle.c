@@ -238,6 +238,32 @@ void weft_direct_moves(engine *e, half *h, int get,
     }
 }
 
+void weft_drained_post(engine *e, half *h, MPI_Comm comm,
+                       void (*moves)(engine *e, half *h, int write), int write)
+{
+    /* Always the nonblocking barrier, waited on at once by calls that may wait: a rank
+     * polling (with nonblocking calls pending) and one waiting must post matching ones. */
+    MPI_Ibarrier(comm, &h->drained);
+    h->moves_pending = 1;
+    if (e->blocking) {
+        weft_requests_wait(1, &h->drained);
+        h->moves_pending = 0;
+        moves(e, h, write);
+    }
+}
+
+int weft_drained_advance(engine *e, half *h, void (*moves)(engine *e, half *h, int write),
+                         int write)
+{
+    if (!h->moves_pending)
+        return 1;
+    if (!weft_requests_test(1, &h->drained))
+        return 0;
+    h->moves_pending = 0;
+    moves(e, h, write);
+    return 1;
+}
+
 int weft_shuffle_ready(engine *e, half *h)
 {
     if (e->shuffle->advance && !e->shuffle->advance(e, h, e->a->write))

@@ -180,26 +180,12 @@ static void lock_post(engine *e, half *h, int write)
 {
     if (e->my_aggregator >= 0 && !write)
         rma_sync_self(e, h); /* the file data read into my half is public */
-    /* Always the nonblocking barrier, waited on at once by calls that may wait: a rank
-     * polling (with nonblocking calls pending) and one waiting must post matching ones. */
-    MPI_Ibarrier(e->S->rma_half_comm[h->index], &h->drained);
-    h->moves_pending = 1;
-    if (e->blocking) {
-        weft_requests_wait(1, &h->drained);
-        h->moves_pending = 0;
-        lock_moves(e, h, write);
-    }
+    weft_drained_post(e, h, e->S->rma_half_comm[h->index], lock_moves, write);
 }
 
 static int lock_advance(engine *e, half *h, int write)
 {
-    if (!h->moves_pending)
-        return 1;
-    if (!weft_requests_test(1, &h->drained))
-        return 0;
-    h->moves_pending = 0;
-    lock_moves(e, h, write);
-    return 1;
+    return weft_drained_advance(e, h, lock_moves, write);
 }
 
 static void lock_complete(engine *e, half *h, int write)

@@ -143,27 +143,13 @@ static void shm_post(engine *e, half *h, int write)
         weft_direct_moves(e, h, !write, shm_move); /* group of one, or without aggregator */
         return;
     }
-    /* Always the nonblocking barrier, waited on at once by calls that may wait: a rank
-     * polling (with nonblocking calls pending) and one waiting must post matching ones. */
     MPI_Win_sync(e->S->shm_win);
-    MPI_Ibarrier(e->S->shm_half_comm[h->index], &h->drained);
-    h->moves_pending = 1;
-    if (e->blocking) {
-        weft_requests_wait(1, &h->drained);
-        h->moves_pending = 0;
-        shm_moves(e, h, write);
-    }
+    weft_drained_post(e, h, e->S->shm_half_comm[h->index], shm_moves, write);
 }
 
 static int shm_advance(engine *e, half *h, int write)
 {
-    if (!h->moves_pending)
-        return 1;
-    if (!weft_requests_test(1, &h->drained))
-        return 0;
-    h->moves_pending = 0;
-    shm_moves(e, h, write);
-    return 1;
+    return weft_drained_advance(e, h, shm_moves, write);
 }
 
 static void shm_complete(engine *e, half *h, int write)
