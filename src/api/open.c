@@ -53,6 +53,7 @@ static void free_file(weft_file *f)
         MPI_Comm_free(&f->comm);
     free(f->shared_fp_path);
     free(f->path);
+    pthread_mutex_destroy(&f->pointer_lock);
     free(f);
 }
 
@@ -156,6 +157,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     weft_file *f = calloc(1, sizeof *f);
     int rc = f ? 0 : -ENOMEM;
     if (f) {
+        pthread_mutex_init(&f->pointer_lock, NULL);
         f->comm = MPI_COMM_NULL;
         f->host = MPI_FILE_NULL;
         f->fd = -1;

@@ -98,14 +98,22 @@ static int check_call(weft_file *f, const access_call *c, const weft_dtype **mem
     return 0;
 }
 
-/* Where the access starts, in etypes of the view; moves shared pointers as it claims them. */
+/* Where the access starts, in etypes of the view; moves the pointer it claims from past the
+ * requested data (a thread that claims next starts there; settle_individual corrects a short
+ * access). */
 static int claim_position(weft_file *f, const access_call *c, MPI_Count bytes,
                           MPI_Offset *start, int *local_rc)
 {
     MPI_Offset etypes = bytes / f->view.etype_size;
     switch (c->where) {
     case AT_OFFSET: *start = c->offset; return 0;
-    case AT_INDIVIDUAL: *start = f->individual_fp; return 0;
+    case AT_INDIVIDUAL:
+        pthread_mutex_lock(&f->pointer_lock);
+        *start = f->individual_fp;
+        if (*local_rc == 0)
+            f->individual_fp += etypes;
+        pthread_mutex_unlock(&f->pointer_lock);
+        return 0;
     case AT_SHARED: return weft_shared_fp_fetch_add(f, etypes, start);
     case AT_ORDERED: {
         /* Rank order: each rank starts after the data of the ranks before it; rank 0 claims
@@ -183,14 +191,16 @@ static int finish_access(weft_file *f, const access_call *c, prepared *p, MPI_Co
     if (c->collective && rc < 0 && !*p->why)
         snprintf(p->why, sizeof p->why, "%s %lld bytes (collective)",
                  c->write ? "writing" : "reading", (long long)p->bytes);
-    f->stats.access_seconds += weft_now() - began;
     int contiguous = p->memtype && weft_dtype_is_contiguous(p->memtype) &&
                      weft_dtype_is_contiguous(f->view.filetype_t);
     weft_stat_kind kind = c->collective ? (c->write ? WEFT_STAT_WRITE_COLLECTIVE : WEFT_STAT_READ_COLLECTIVE)
                           : c->write ? (contiguous ? WEFT_STAT_WRITE_CONTIG : WEFT_STAT_WRITE_NONCONTIG)
                                      : (contiguous ? WEFT_STAT_READ_CONTIG : WEFT_STAT_READ_NONCONTIG);
+    pthread_mutex_lock(&f->pointer_lock);
+    f->stats.access_seconds += weft_now() - began;
     f->stats.calls[kind]++;
     f->stats.bytes[kind] += (uint64_t)done;
+    pthread_mutex_unlock(&f->pointer_lock);
     set_status(status, done);
     if (c->collective && agreed < 0)
         return weft_raise_agreed(f, c->fn, rc, agreed, "%s", p->why);
@@ -199,7 +209,36 @@ static int finish_access(weft_file *f, const access_call *c, prepared *p, MPI_Co
     return MPI_SUCCESS;
 }
 
-static int run_access(weft_file *f, const access_call *c, MPI_Status *status)
+/* A blocking access through the individual pointer moves it by the data actually accessed
+ * (whole etypes): back from the claim's end when it fell short, unless another thread has
+ * claimed from the pointer since (its access starts at the claim's end: leave it there). */
+static void settle_individual(weft_file *f, const prepared *p, MPI_Count done)
+{
+    MPI_Offset claimed_end = p->start + (p->rc == 0 ? p->bytes / f->view.etype_size : 0);
+    pthread_mutex_lock(&f->pointer_lock);
+    if (f->individual_fp == claimed_end)
+        f->individual_fp = p->start + done / f->view.etype_size;
+    pthread_mutex_unlock(&f->pointer_lock);
+}
+
+/* Collective calls on one file from two threads at once have no defined order across the ranks
+ * (MPI-4.0 §11.6.2, "Collective calls": the program orders them): the second is refused. */
+static int enter_collective(weft_file *f, const char *fn)
+{
+    if (__atomic_exchange_n(&f->collective_busy, 1, __ATOMIC_ACQUIRE))
+        return weft_raise(f, fn, WEFT_MPI_ERR(MPI_ERR_OTHER),
+                          "another thread is inside a collective call on this file: collective "
+                          "calls on one file handle must be ordered by the program (MPI-4.0 "
+                          "§11.6.2), not made from two threads at once");
+    return MPI_SUCCESS;
+}
+
+static void leave_collective(weft_file *f)
+{
+    __atomic_store_n(&f->collective_busy, 0, __ATOMIC_RELEASE);
+}
+
+static int run_access_once(weft_file *f, const access_call *c, MPI_Status *status)
 {
     prepared p;
     int code = prepare_access(f, c, &p, status);
@@ -217,10 +256,24 @@ static int run_access(weft_file *f, const access_call *c, MPI_Status *status)
             snprintf(p.why, sizeof p.why, "%s %lld bytes at file offset %lld",
                      c->write ? "writing" : "reading", (long long)p.bytes, (long long)failed_at);
     }
-    /* The pointer moves by the data actually accessed (whole etypes). */
     if (c->where == AT_INDIVIDUAL)
-        f->individual_fp = p.start + done / f->view.etype_size;
+        settle_individual(f, &p, done);
     return finish_access(f, c, &p, done, rc, agreed, began, status);
+}
+
+static int run_access(weft_file *f, const access_call *c, MPI_Status *status)
+{
+    if (c->collective) {
+        int busy = enter_collective(f, c->fn);
+        if (busy != MPI_SUCCESS) {
+            set_status(status, 0);
+            return busy;
+        }
+        int code = run_access_once(f, c, status);
+        leave_collective(f);
+        return code;
+    }
+    return run_access_once(f, c, status);
 }
 
 /* ---- Nonblocking independent calls: a completed generalized request ----------------------
@@ -393,8 +446,6 @@ static int start_collective(weft_file *f, const access_call *c, int with_request
         nb->kept = weft_view_keep_type(c->datatype);
         weft_dtype_get(nb->kept, &nb->p.memtype);
         nb->p.a.memtype = nb->p.memtype;
-        if (c->where == AT_INDIVIDUAL)
-            f->individual_fp = nb->p.start + nb->p.bytes / f->view.etype_size;
     }
     int local_rc = nb->p.rc;
     /* References: the completion's, and the owner's (the request's free_fn, or the split
@@ -442,13 +493,18 @@ static int run_nonblocking(weft_file *f, const access_call *c, MPI_Request *requ
     *request = MPI_REQUEST_NULL;
     if (!c->collective)
         return run_independent_nonblocking(f, c, request);
+    int code = enter_collective(f, c->fn);
+    if (code != MPI_SUCCESS)
+        return code;
     weft_nb_request *nb;
-    return start_collective(f, c, 1, &nb, request);
+    code = start_collective(f, c, 1, &nb, request);
+    leave_collective(f);
+    return code;
 }
 
 /* ---- Split collectives: begin starts the call, end completes it -------------------------- */
 
-static int run_begin(weft_file *f, const access_call *c)
+static int run_begin_once(weft_file *f, const access_call *c)
 {
     if (f->split_active)
         return weft_raise(f, c->fn, WEFT_MPI_ERR(MPI_ERR_OTHER),
@@ -458,7 +514,17 @@ static int run_begin(weft_file *f, const access_call *c)
     return start_collective(f, c, 0, &f->split, NULL);
 }
 
-static int run_end(weft_file *f, const char *fn, MPI_Status *status)
+static int run_begin(weft_file *f, const access_call *c)
+{
+    int code = enter_collective(f, c->fn);
+    if (code == MPI_SUCCESS) {
+        code = run_begin_once(f, c);
+        leave_collective(f);
+    }
+    return code;
+}
+
+static int run_end_once(weft_file *f, const char *fn, MPI_Status *status)
 {
     if (!f->split_active)
         return weft_raise(f, fn, WEFT_MPI_ERR(MPI_ERR_OTHER),
@@ -477,6 +543,18 @@ static int run_end(weft_file *f, const char *fn, MPI_Status *status)
         *status = nb->status;
     int code = nb->code;
     nb_release(nb);
+    return code;
+}
+
+static int run_end(weft_file *f, const char *fn, MPI_Status *status)
+{
+    int code = enter_collective(f, fn);
+    if (code == MPI_SUCCESS) {
+        code = run_end_once(f, fn, status);
+        leave_collective(f);
+    } else {
+        set_status(status, 0);
+    }
     return code;
 }
 

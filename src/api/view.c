@@ -219,10 +219,13 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
                           "not allowed on a file opened with MPI_MODE_SEQUENTIAL");
     char why[160] = "";
     MPI_Offset target;
+    pthread_mutex_lock(&f->pointer_lock); /* MPI_SEEK_CUR against other threads' claims */
     int rc = weft_seek_target(f, f->individual_fp, offset, whence, &target, why, sizeof why);
+    if (rc == 0)
+        f->individual_fp = target;
+    pthread_mutex_unlock(&f->pointer_lock);
     if (rc)
         return weft_raise(f, fn, rc, "%s", why);
-    f->individual_fp = target;
     return MPI_SUCCESS;
 }
 WEFT_ALIAS(File_seek)
@@ -236,7 +239,9 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
     if (f->amode & MPI_MODE_SEQUENTIAL)
         return weft_raise(f, fn, WEFT_MPI_ERR(MPI_ERR_UNSUPPORTED_OPERATION),
                           "not allowed on a file opened with MPI_MODE_SEQUENTIAL");
+    pthread_mutex_lock(&f->pointer_lock);
     *offset = f->individual_fp;
+    pthread_mutex_unlock(&f->pointer_lock);
     return MPI_SUCCESS;
 }
 WEFT_ALIAS(File_get_position)

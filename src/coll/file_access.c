@@ -152,7 +152,7 @@ void weft_file_finish(engine *e, half *h)
     for (int k = 0; k < h->nops; k++) {
         weft_xfer_op *op = &h->ops[k];
         weft_note_failure(e, weft_xfer_wait(e->backend, op));
-        e->f->stats.syscalls += op->syscalls;
+        __atomic_add_fetch(&e->f->stats.syscalls, op->syscalls, __ATOMIC_RELAXED);
         MPI_Count want = (MPI_Count)op->iov[0].iov_len;
         if (!op->write && op->rc == 0 && op->done < want) /* shrank under us: reads as zeros */
             memset((unsigned char *)op->iov[0].iov_base + op->done, 0, (size_t)(want - op->done));

@@ -7,6 +7,7 @@
 #define WEFT_FILE_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -37,7 +38,7 @@ typedef struct weft_file {
     const weft_fs_driver *fs;
     weft_hints hints;
     weft_view view;
-    MPI_Offset individual_fp;     /* in etypes, relative to the view */
+    MPI_Offset individual_fp;     /* in etypes, relative to the view (pointer_lock) */
     int shared_fp_fd;             /* descriptor of the shared-pointer file, or -1 */
     char *shared_fp_path;
     int atomic;
@@ -46,6 +47,12 @@ typedef struct weft_file {
     int split_active;             /* a split collective is in progress */
     struct weft_nb_request *split; /* its request (started at _begin, completed at _end) */
     weft_stats stats;
+    /* Threads of one process (MPI_THREAD_MULTIPLE): claims of the individual and the shared
+     * file pointer (the shared pointer's byte-range lock is per open file description, so it
+     * does not exclude this process's own threads) and the per-call statistics.  Held for a
+     * few instructions or one small pread/pwrite of the counter, never across an access. */
+    pthread_mutex_t pointer_lock;
+    int collective_busy;          /* a thread is inside a collective data access (atomic) */
 } weft_file;
 
 /* Install the default view: disp 0, etype = filetype = MPI_BYTE, "native". */

@@ -64,7 +64,8 @@ static int write_counter(int fd, MPI_Offset value)
     return put == (ssize_t)sizeof v ? 0 : -EIO;
 }
 
-int weft_shared_fp_fetch_add(weft_file *f, MPI_Offset delta, MPI_Offset *old)
+/* Callers hold f->pointer_lock: the byte-range lock below excludes other processes only. */
+static int fetch_add_locked(weft_file *f, MPI_Offset delta, MPI_Offset *old)
 {
     int rc = open_counter(f, delta != 0);
     if (rc == -ENOENT && delta == 0) {
@@ -80,7 +81,7 @@ int weft_shared_fp_fetch_add(weft_file *f, MPI_Offset delta, MPI_Offset *old)
     return rc ? rc : unlock;
 }
 
-int weft_shared_fp_set(weft_file *f, MPI_Offset value)
+static int set_locked(weft_file *f, MPI_Offset value)
 {
     int rc = open_counter(f, value != 0);
     if (rc == -ENOENT && value == 0)
@@ -90,6 +91,22 @@ int weft_shared_fp_set(weft_file *f, MPI_Offset value)
     rc = write_counter(f->shared_fp_fd, value);
     int unlock = lock_counter(f->shared_fp_fd, F_UNLCK);
     return rc ? rc : unlock;
+}
+
+int weft_shared_fp_fetch_add(weft_file *f, MPI_Offset delta, MPI_Offset *old)
+{
+    pthread_mutex_lock(&f->pointer_lock);
+    int rc = fetch_add_locked(f, delta, old);
+    pthread_mutex_unlock(&f->pointer_lock);
+    return rc;
+}
+
+int weft_shared_fp_set(weft_file *f, MPI_Offset value)
+{
+    pthread_mutex_lock(&f->pointer_lock);
+    int rc = set_locked(f, value);
+    pthread_mutex_unlock(&f->pointer_lock);
+    return rc;
 }
 
 int weft_shared_fp_get(weft_file *f, MPI_Offset *value)
