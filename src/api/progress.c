@@ -38,6 +38,11 @@ typedef struct tracked {
     int code;
 } tracked;
 
+/* The table has a lock of its own, taken with nothing else held after it and never across an
+ * MPI call: MPICH calls the requests' free function with a lock of its own held, and the
+ * progress lock (weft_coll_lock) is held across MPI calls, so taking the progress lock there
+ * would invert the order (ThreadSanitizer: lock-order inversion). */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static tracked *table;
 static int ntracked, table_cap;
 
@@ -51,7 +56,7 @@ static tracked *find(MPI_Request request)
 
 void weft_nb_remember(MPI_Request request)
 {
-    weft_coll_lock();
+    pthread_mutex_lock(&table_lock);
     if (ntracked == table_cap) {
         int cap = table_cap ? 2 * table_cap : 16;
         tracked *grown = realloc(table, sizeof *grown * (size_t)cap);
@@ -60,41 +65,50 @@ void weft_nb_remember(MPI_Request request)
             table_cap = cap;
         }
     }
-    if (ntracked < table_cap) /* out of memory: the request still completes, without a code */
-        table[ntracked++] = (tracked){.request = request};
-    weft_coll_unlock();
+    if (ntracked < table_cap) { /* out of memory: the request still completes, without a code */
+        table[ntracked] = (tracked){.request = request};
+        __atomic_store_n(&ntracked, ntracked + 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&table_lock);
 }
 
 void weft_nb_completed(MPI_Request request, int code)
 {
+    pthread_mutex_lock(&table_lock);
     tracked *t = find(request);
     if (t) {
         t->code = code;
         t->complete = 1;
     }
+    pthread_mutex_unlock(&table_lock);
 }
 
 void weft_nb_forget(MPI_Request request)
 {
-    weft_coll_lock();
+    pthread_mutex_lock(&table_lock);
     tracked *t = find(request);
-    if (t)
-        *t = table[--ntracked];
-    weft_coll_unlock();
+    if (t) {
+        *t = table[ntracked - 1];
+        __atomic_store_n(&ntracked, ntracked - 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&table_lock);
 }
 
-static int weft_active(void) { return weft_coll_pending() > 0 || ntracked > 0; }
+static int weft_active(void)
+{
+    return weft_coll_pending() > 0 || __atomic_load_n(&ntracked, __ATOMIC_RELAXED) > 0;
+}
 
 /* Is `request` weft's, and if so complete (then *code is its error code)? */
 static int lookup(MPI_Request request, int *complete, int *code)
 {
-    weft_coll_lock();
+    pthread_mutex_lock(&table_lock);
     tracked *t = find(request);
     if (t) {
         *complete = t->complete;
         *code = t->code;
     }
-    weft_coll_unlock();
+    pthread_mutex_unlock(&table_lock);
     return t != NULL;
 }
 

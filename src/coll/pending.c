@@ -48,7 +48,7 @@ static void complete(weft_coll_call *c)
     weft_coll_file *cf = c->e.cf;
     cf->pending_head = c->next_in_file;
     if (!cf->pending_head)
-        cf->pending_tail = NULL;
+        __atomic_store_n(&cf->pending_tail, NULL, __ATOMIC_RELEASE); /* drain reads it unlocked */
     if (c->prev_pending)
         c->prev_pending->next_pending = c->next_pending;
     else
@@ -57,7 +57,7 @@ static void complete(weft_coll_call *c)
         c->next_pending->prev_pending = c->prev_pending;
     else
         pending_last = c->prev_pending;
-    c->pending = 0;
+    __atomic_store_n(&c->pending, 0, __ATOMIC_RELEASE); /* weft_coll_wait reads it unlocked */
     __atomic_sub_fetch(&pending_count, 1, __ATOMIC_RELAXED);
     if (c->on_complete)
         c->on_complete(c->arg);
@@ -81,7 +81,7 @@ int weft_coll_start(weft_file *f, const weft_access *a, int local_rc,
         cf->pending_tail->next_in_file = c;
     else
         cf->pending_head = c;
-    cf->pending_tail = c;
+    __atomic_store_n(&cf->pending_tail, c, __ATOMIC_RELEASE);
     c->prev_pending = pending_last;
     if (pending_last)
         pending_last->next_pending = c;
