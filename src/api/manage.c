@@ -1,6 +1,7 @@
 /* File management entry points: size, preallocation, group, amode, info, atomicity, sync,
  * the shared file pointer's seek and position, and data representations. */
 #include "api/api.h"
+#include "coll/coll.h"
 
 #include <string.h>
 
@@ -25,6 +26,7 @@ static int resize_like(MPI_File fh, MPI_Offset size, int preallocate)
                            : weft_host()->File_set_size(host_fh, size);
     if (resolved == WEFT_RESOLVED_NONE)
         return weft_raise(NULL, fn, WEFT_MPI_ERR(MPI_ERR_FILE), "not a valid file handle");
+    weft_coll_drain(f); /* pending nonblocking collectives first (they use the file's state) */
     int rc = 0;
     char why[128] = "";
     if (size < 0) {
@@ -96,6 +98,7 @@ WEFT_ALIAS(File_get_amode)
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     WEFT_RESOLVE(fh, f, File_set_info, (host_fh, info));
+    weft_coll_drain(f); /* pending nonblocking collectives first (they use the file's state) */
     /* Collective by the standard, so rank 0's hints can win: collective I/O plans from them
      * on every rank, and must plan alike. */
     weft_hints_apply_info(&f->hints, info, f->path, f->rank == 0);
@@ -118,6 +121,7 @@ int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
     static const char fn[] = "MPI_File_set_atomicity";
     WEFT_RESOLVE(fh, f, File_set_atomicity, (host_fh, flag));
+    weft_coll_drain(f); /* pending nonblocking collectives first (they use the file's state) */
     int not_same;
     int agreed = agree_same(f, 0, flag != 0, &not_same);
     if (agreed < 0)
@@ -145,6 +149,7 @@ int PMPI_File_sync(MPI_File fh)
 {
     static const char fn[] = "MPI_File_sync";
     WEFT_RESOLVE(fh, f, File_sync, (host_fh));
+    weft_coll_drain(f); /* pending nonblocking collectives first (they use the file's state) */
     int rc = f->amode & MPI_MODE_RDONLY ? 0 : f->fs->sync(f->fd);
     int agreed = weft_agree(f->comm, rc);
     if (agreed < 0)

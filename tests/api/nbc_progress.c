@@ -17,6 +17,11 @@
  *                    Request_get_status loops; statuses give the count of the call
  *   blocking-after   a blocking write_at_all and read_at_all on the file while an iwrite_at_all
  *                    is pending: they complete it first, so the read sees it
+ *   set-view         iwrite_all, MPI_File_set_view to the next region, iwrite_all, then
+ *                    MPI_Waitall (MPICH's test/mpi/io/i_hindexed does this): each write lands
+ *                    through the view it was started with.  The standard calls set_view with
+ *                    requests pending erroneous; weft completes them first, as ROMIO's result
+ *                    shows programs expect
  *
  * The deadlock modes hang through an MPI-IO whose starts are not local (weft before issue 17)
  * and pass through MPICH's ROMIO (WEFT_PASSTHROUGH=1).  waitall's in-order read and
@@ -356,6 +361,32 @@ static void mode_blocking_after(void)
     free(back);
 }
 
+static void mode_set_view(void)
+{
+    char path[512];
+    unsigned char *first = malloc(BYTES), *second = malloc(BYTES);
+    fill(first, 8);
+    fill(second, 9);
+    MPI_File fh = open_file("nbc-set-view", path, sizeof path);
+    MPI_Request requests[2];
+    MPI_Status st[2];
+    CHECK_MPI(MPI_File_iwrite_all(fh, first, BYTES, MPI_BYTE, &requests[0]));
+    /* the second region, through a view displaced to it */
+    CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)BYTES * nprocs + (MPI_Offset)rank * PIECE,
+                                MPI_BYTE, filetype, "native", info));
+    CHECK_MPI(MPI_File_iwrite_all(fh, second, BYTES, MPI_BYTE, &requests[1]));
+    CHECK_MPI(MPI_Waitall(2, requests, st));
+    check_count(&st[0], "first iwrite_all");
+    check_count(&st[1], "second iwrite_all");
+    CHECK_MPI(MPI_File_close(&fh));
+    int tags[] = {8, 9};
+    check_file(path, 2, tags);
+    if (rank == 0)
+        unlink(path);
+    free(first);
+    free(second);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -387,6 +418,8 @@ int main(int argc, char **argv)
         mode_waitall();
     else if (strcmp(mode, "blocking-after") == 0)
         mode_blocking_after();
+    else if (strcmp(mode, "set-view") == 0)
+        mode_set_view();
     else
         CHECK(0, "unknown mode \"%s\"", mode);
     if (rank == 0)
